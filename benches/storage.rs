@@ -1,0 +1,130 @@
+//! Criterion benches for `Store<T>`: insert, remove, get, ordered / unordered iteration, join,
+//! and ordered iteration after churn, against a plain `Vec<T>` walk of the same data.
+//!
+//! Run: `cargo bench --bench storage` (add `-- 'iter'` to filter).
+
+use std::hint::black_box;
+
+use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
+use rota::{Entities, Entity, Store, join};
+
+const SIZES: [usize; 3] = [1_000, 10_000, 100_000];
+
+#[derive(Copy, Clone)]
+struct Position([f32; 3]);
+
+/// SplitMix64: a tiny seeded generator so the benches are reproducible without extra deps.
+struct SplitMix(u64);
+impl SplitMix {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+}
+
+fn spawn(n: usize) -> Vec<Entity> {
+    let mut es = Entities::new();
+    (0..n).map(|_| es.spawn().unwrap()).collect()
+}
+
+fn filled(entities: &[Entity]) -> Store<Position> {
+    let mut s = Store::new();
+    for (i, &e) in entities.iter().enumerate() {
+        s.insert(e, Position([i as f32; 3]));
+    }
+    s
+}
+
+/// Removes and re-inserts a random 10% of the entities, leaving the store unsettled.
+fn churned(entities: &[Entity]) -> Store<Position> {
+    let mut s = filled(entities);
+    let mut rng = SplitMix(42);
+    let picks: Vec<Entity> = (0..entities.len() / 10)
+        .map(|_| entities[(rng.next() % entities.len() as u64) as usize])
+        .collect();
+    for &e in &picks {
+        s.remove(e);
+    }
+    for &e in &picks {
+        s.insert(e, Position([1.0; 3]));
+    }
+    s
+}
+
+fn sum(it: impl Iterator<Item = f32>) -> f32 {
+    it.fold(0.0, |a, b| a + b)
+}
+
+fn bench_store(c: &mut Criterion) {
+    let mut g = c.benchmark_group("store");
+    for &n in &SIZES {
+        let es = spawn(n);
+        g.bench_with_input(BenchmarkId::new("insert", n), &es, |b, es| {
+            b.iter(|| black_box(filled(es)))
+        });
+        g.bench_with_input(BenchmarkId::new("remove_all_ascending", n), &es, |b, es| {
+            b.iter_batched(
+                || filled(es),
+                |mut s| {
+                    for &e in es {
+                        black_box(s.remove(e));
+                    }
+                    s
+                },
+                criterion::BatchSize::LargeInput,
+            )
+        });
+        let s = filled(&es);
+        g.bench_with_input(BenchmarkId::new("get", n), &es, |b, es| {
+            b.iter(|| sum(es.iter().map(|&e| s.get(e).map_or(0.0, |p| p.0[0]))))
+        });
+        let vec: Vec<Position> = s.dense_values().to_vec();
+        g.bench_with_input(BenchmarkId::new("vec_walk_baseline", n), &vec, |b, v| {
+            b.iter(|| sum(v.iter().map(|p| p.0[0] + p.0[1] + p.0[2])))
+        });
+        g.bench_with_input(BenchmarkId::new("ordered_iter", n), &s, |b, s| {
+            b.iter(|| sum(s.iter().map(|(_, p)| p.0[0] + p.0[1] + p.0[2])))
+        });
+        g.bench_with_input(BenchmarkId::new("unordered_iter", n), &s, |b, s| {
+            b.iter(|| sum(s.iter_unordered().map(|(_, p)| p.0[0] + p.0[1] + p.0[2])))
+        });
+        let unsettled = churned(&es);
+        assert!(!unsettled.is_settled());
+        g.bench_with_input(
+            BenchmarkId::new("ordered_iter_after_churn_unsettled", n),
+            &unsettled,
+            |b, s| b.iter(|| sum(s.iter().map(|(_, p)| p.0[0] + p.0[1] + p.0[2]))),
+        );
+        let mut settled = churned(&es);
+        settled.settle();
+        g.bench_with_input(
+            BenchmarkId::new("ordered_iter_after_churn_settled", n),
+            &settled,
+            |b, s| b.iter(|| sum(s.iter().map(|(_, p)| p.0[0] + p.0[1] + p.0[2]))),
+        );
+        g.bench_with_input(BenchmarkId::new("settle_after_churn", n), &es, |b, es| {
+            b.iter_batched(
+                || churned(es),
+                |mut s| {
+                    s.settle();
+                    s
+                },
+                criterion::BatchSize::LargeInput,
+            )
+        });
+        let mut half = Store::new();
+        for &e in es.iter().step_by(2) {
+            half.insert(e, 1.0f32);
+        }
+        g.bench_with_input(BenchmarkId::new("join_half", n), &(), |b, _| {
+            b.iter(|| sum(join(&s, &half).map(|(_, p, h)| p.0[0] * h)))
+        });
+    }
+    g.finish();
+}
+
+criterion_group!(benches, bench_store);
+criterion_main!(benches);

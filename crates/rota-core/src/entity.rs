@@ -1,0 +1,641 @@
+//! `Entity` handles and the `Entities` allocator that alone creates live ones.
+//!
+//! # Invariants (checked by [`Entities::check_invariants`])
+//!
+//! ```text
+//!   slot:        0     1     2     3     4
+//!   state:     Alive  Free  Alive Retired Free
+//!   generation:  3     5     0   u32::MAX  1
+//!   free set:  {1, 4}   (ordered: the lowest free slot is reused first)
+//! ```
+//!
+//! * Every slot is in exactly one state. A `Free` slot is in the free set exactly once; `Alive`
+//!   and `Retired` slots never are.
+//! * `alive` equals the number of `Alive` slots.
+//! * A slot's generation only grows. Despawning bumps it, so every handle to the previous
+//!   incarnation reports dead from that moment on. A slot whose generation is already
+//!   `u32::MAX` cannot be bumped without wrapping — a wrapped handle could alias its first
+//!   incarnation — so it becomes `Retired` and is never handed out again.
+
+use std::collections::BTreeSet;
+use std::fmt;
+
+use crate::error::{EntityNotAlive, SpawnError};
+
+/// A handle to an entity: a 32-bit slot and a 32-bit generation, 8 bytes, `Copy`.
+///
+/// Handles are ordered by slot first, then generation, which is the order every query visits
+/// entities in. Only an [`Entities`] allocator (usually inside a `World`) creates handles to live
+/// entities; a handle outlives its entity harmlessly: once the entity is despawned the handle
+/// reports dead, even after the slot is reused (the reuse has a higher generation).
+///
+/// # Known limit: handles do not record their world
+///
+/// A handle is two numbers. A handle from one allocator, used with another allocator that happens
+/// to have a live entity with the same slot and generation, reports alive there. Keep handles with
+/// the world that made them. (Pinned by the test `foreign_handle_with_same_bits_reports_alive`.)
+///
+/// # Examples
+///
+/// ```
+/// use rota_core::Entities;
+///
+/// let mut entities = Entities::new();
+/// let e = entities.spawn().unwrap();
+/// assert_eq!(e.slot(), 0);
+/// assert_eq!(e.generation(), 0);
+/// assert_eq!(e.to_string(), "0v0");
+/// ```
+#[derive(Copy, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Entity {
+    // Field order matters: the derived `Ord` compares `slot` first.
+    slot: u32,
+    generation: u32,
+}
+
+impl Entity {
+    /// The slot: the entity's index in every store's sparse array. Queries visit ascending slots.
+    #[inline]
+    pub const fn slot(self) -> u32 {
+        self.slot
+    }
+
+    /// The generation: how many earlier incarnations this slot had.
+    #[inline]
+    pub const fn generation(self) -> u32 {
+        self.generation
+    }
+
+    /// Packs the handle into 64 bits (`generation << 32 | slot`), e.g. to send it over a network.
+    ///
+    /// ```
+    /// # use rota_core::{Entities, Entity};
+    /// let mut entities = Entities::new();
+    /// let e = entities.spawn().unwrap();
+    /// assert_eq!(Entity::from_bits(e.to_bits()), e);
+    /// ```
+    #[inline]
+    pub const fn to_bits(self) -> u64 {
+        ((self.generation as u64) << 32) | self.slot as u64
+    }
+
+    /// Rebuilds a handle from [`Entity::to_bits`]. The result is only a name: whether it is alive
+    /// is for the allocator to say.
+    #[inline]
+    pub const fn from_bits(bits: u64) -> Entity {
+        Entity {
+            slot: bits as u32,
+            generation: (bits >> 32) as u32,
+        }
+    }
+
+    #[inline]
+    pub(crate) const fn new(slot: u32, generation: u32) -> Entity {
+        Entity { slot, generation }
+    }
+}
+
+impl fmt::Display for Entity {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if f.width().is_some() {
+            // Honour `{:>6}` and friends; the common path below does not allocate.
+            return f.pad(&format!("{}v{}", self.slot, self.generation));
+        }
+        write!(f, "{}v{}", self.slot, self.generation)
+    }
+}
+
+impl fmt::Debug for Entity {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}v{}", self.slot, self.generation)
+    }
+}
+
+/// How far a command buffer's reservations have got (see [`Entities::reserve`]).
+#[derive(Copy, Clone, Debug, Default)]
+pub(crate) struct ReserveCursor {
+    last_free: Option<u32>,
+    free_exhausted: bool,
+    fresh: u32,
+}
+
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+enum SlotState {
+    Alive,
+    Free,
+    Retired,
+}
+
+#[derive(Copy, Clone, Debug)]
+struct Slot {
+    generation: u32,
+    state: SlotState,
+}
+
+/// The entity allocator: hands out [`Entity`] handles, frees them, and says which are alive.
+///
+/// * Freed slots are reused **lowest slot first**, which keeps live entities packed at low slots
+///   and ordered iteration tight.
+/// * Reusing a slot bumps its generation, so stale handles report dead.
+/// * A slot whose generation would pass `u32::MAX` is retired forever rather than wrapped.
+/// * Running out of slots is [`SpawnError::SlotsExhausted`], never a panic.
+///
+/// Memory: 8 bytes per slot ever used, plus a B-tree entry (about 4–8 bytes) per free slot.
+///
+/// # Examples
+///
+/// ```
+/// use rota_core::Entities;
+///
+/// let mut entities = Entities::new();
+/// let a = entities.spawn().unwrap();
+/// let b = entities.spawn().unwrap();
+/// entities.despawn(a).unwrap();
+/// assert!(!entities.is_alive(a));
+/// let c = entities.spawn().unwrap(); // reuses slot 0 with a new generation
+/// assert_eq!((c.slot(), c.generation()), (0, 1));
+/// assert_eq!(entities.iter().collect::<Vec<_>>(), vec![c, b]);
+/// ```
+#[derive(Clone, Debug)]
+pub struct Entities {
+    slots: Vec<Slot>,
+    free: BTreeSet<u32>,
+    alive: u32,
+    first_generation: u32,
+    slot_limit: u32,
+}
+
+impl Default for Entities {
+    fn default() -> Self {
+        Entities::new()
+    }
+}
+
+impl Entities {
+    /// The most slots an allocator can hand out: `u32::MAX` (slot `u32::MAX` is never used, so
+    /// stores can use it as their "absent" sentinel).
+    pub const MAX_SLOTS: u32 = u32::MAX;
+
+    /// An empty allocator.
+    pub fn new() -> Entities {
+        Entities {
+            slots: Vec::new(),
+            free: BTreeSet::new(),
+            alive: 0,
+            first_generation: 0,
+            slot_limit: Self::MAX_SLOTS,
+        }
+    }
+
+    /// An allocator whose fresh slots start at `generation` instead of 0.
+    ///
+    /// This exists so tests (yours and ours) can reach generation overflow without 2³²
+    /// spawn/despawn cycles.
+    ///
+    /// ```
+    /// # use rota_core::Entities;
+    /// let mut entities = Entities::with_first_generation(u32::MAX);
+    /// let e = entities.spawn().unwrap();
+    /// entities.despawn(e).unwrap();          // generation cannot be bumped: slot 0 retires
+    /// let f = entities.spawn().unwrap();
+    /// assert_eq!(f.slot(), 1);
+    /// assert_eq!(entities.retired_count(), 1);
+    /// ```
+    pub fn with_first_generation(generation: u32) -> Entities {
+        Entities {
+            first_generation: generation,
+            ..Entities::new()
+        }
+    }
+
+    /// An allocator that hands out at most `limit` slots (capped at [`Entities::MAX_SLOTS`]), so
+    /// slot exhaustion can be tested and budgets enforced.
+    ///
+    /// ```
+    /// # use rota_core::{Entities, SpawnError};
+    /// let mut entities = Entities::with_slot_limit(1);
+    /// entities.spawn().unwrap();
+    /// assert_eq!(entities.spawn(), Err(SpawnError::SlotsExhausted { limit: 1 }));
+    /// ```
+    pub fn with_slot_limit(limit: u32) -> Entities {
+        Entities {
+            slot_limit: limit.min(Self::MAX_SLOTS),
+            ..Entities::new()
+        }
+    }
+
+    /// Allocates a live entity: the lowest free slot if there is one, else a new slot.
+    ///
+    /// # Errors
+    ///
+    /// [`SpawnError::SlotsExhausted`] when every slot below the limit is alive or retired.
+    /// [`SpawnError::OutOfMemory`] when the slot table cannot grow.
+    pub fn spawn(&mut self) -> Result<Entity, SpawnError> {
+        if let Some(slot) = self.free.pop_first() {
+            let s = &mut self.slots[slot as usize];
+            debug_assert_eq!(s.state, SlotState::Free, "free set held a non-free slot");
+            s.state = SlotState::Alive;
+            self.alive += 1;
+            return Ok(Entity::new(slot, s.generation));
+        }
+        let slot = self.slots.len();
+        if slot >= self.slot_limit as usize {
+            return Err(SpawnError::SlotsExhausted {
+                limit: self.slot_limit,
+            });
+        }
+        self.slots
+            .try_reserve(1)
+            .map_err(|_| SpawnError::OutOfMemory)?;
+        self.slots.push(Slot {
+            generation: self.first_generation,
+            state: SlotState::Alive,
+        });
+        self.alive += 1;
+        Ok(Entity::new(slot as u32, self.first_generation))
+    }
+
+    /// Frees a live entity. Its slot becomes reusable with the next generation, or is retired if
+    /// the generation is already `u32::MAX`.
+    ///
+    /// # Errors
+    ///
+    /// [`EntityNotAlive`] if `entity` is dead, stale or was never handed out; nothing changes.
+    ///
+    /// ```
+    /// # use rota_core::{Entities, EntityNotAlive};
+    /// let mut entities = Entities::new();
+    /// let e = entities.spawn().unwrap();
+    /// entities.despawn(e).unwrap();
+    /// assert_eq!(entities.despawn(e), Err(EntityNotAlive(e)));
+    /// ```
+    pub fn despawn(&mut self, entity: Entity) -> Result<(), EntityNotAlive> {
+        if !self.is_alive(entity) {
+            return Err(EntityNotAlive(entity));
+        }
+        let s = &mut self.slots[entity.slot as usize];
+        self.alive -= 1;
+        match s.generation.checked_add(1) {
+            Some(next) => {
+                s.generation = next;
+                s.state = SlotState::Free;
+                self.free.insert(entity.slot);
+            }
+            None => s.state = SlotState::Retired,
+        }
+        Ok(())
+    }
+
+    /// Whether `entity` is alive in this allocator (see the cross-allocator limit on [`Entity`]).
+    #[inline]
+    pub fn is_alive(&self, entity: Entity) -> bool {
+        match self.slots.get(entity.slot as usize) {
+            Some(s) => s.state == SlotState::Alive && s.generation == entity.generation,
+            None => false,
+        }
+    }
+
+    /// The live entity currently occupying `slot`, if any.
+    #[inline]
+    pub fn alive_at(&self, slot: u32) -> Option<Entity> {
+        match self.slots.get(slot as usize) {
+            Some(s) if s.state == SlotState::Alive => Some(Entity::new(slot, s.generation)),
+            _ => None,
+        }
+    }
+
+    /// Number of live entities.
+    #[inline]
+    pub fn len(&self) -> usize {
+        self.alive as usize
+    }
+
+    /// Whether no entity is alive.
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.alive == 0
+    }
+
+    /// Number of slots ever handed out (live, free and retired): one more than the highest slot.
+    #[inline]
+    pub fn slot_count(&self) -> usize {
+        self.slots.len()
+    }
+
+    /// Number of slots retired because their generation reached `u32::MAX`.
+    pub fn retired_count(&self) -> usize {
+        self.slots
+            .iter()
+            .filter(|s| s.state == SlotState::Retired)
+            .count()
+    }
+
+    /// Live entities in ascending slot order.
+    pub fn iter(&self) -> EntitiesIter<'_> {
+        EntitiesIter {
+            slots: self.slots.iter().enumerate(),
+            remaining: self.alive as usize,
+        }
+    }
+
+    /// Reserves the next entity for a command buffer without changing the allocator: the lowest
+    /// free slot above the cursor's last one, then fresh slots past the end. The handle becomes
+    /// alive when [`Entities::spawn_reserved`] applies it.
+    pub(crate) fn reserve(&self, cursor: &mut ReserveCursor) -> Result<Entity, SpawnError> {
+        if !cursor.free_exhausted {
+            let next = match cursor.last_free {
+                None => self.free.first().copied(),
+                Some(last) => self.free.range(last.saturating_add(1)..).next().copied(),
+            };
+            match next {
+                Some(slot) => {
+                    cursor.last_free = Some(slot);
+                    return Ok(Entity::new(slot, self.slots[slot as usize].generation));
+                }
+                None => cursor.free_exhausted = true,
+            }
+        }
+        let slot = self.slots.len() as u64 + cursor.fresh as u64;
+        if slot >= self.slot_limit as u64 {
+            return Err(SpawnError::SlotsExhausted {
+                limit: self.slot_limit,
+            });
+        }
+        cursor.fresh += 1;
+        Ok(Entity::new(slot as u32, self.first_generation))
+    }
+
+    /// Makes a reserved handle alive, if its slot is still exactly as it was reserved: free with
+    /// that generation, or the next fresh slot.
+    ///
+    /// # Errors
+    ///
+    /// [`EntityNotAlive`] (naming the reservation) if the slot was taken meanwhile; nothing
+    /// changes.
+    pub(crate) fn spawn_reserved(&mut self, entity: Entity) -> Result<(), EntityNotAlive> {
+        let slot = entity.slot as usize;
+        if slot == self.slots.len() && entity.generation == self.first_generation {
+            self.slots
+                .try_reserve(1)
+                .map_err(|_| EntityNotAlive(entity))?;
+            self.slots.push(Slot {
+                generation: entity.generation,
+                state: SlotState::Alive,
+            });
+            self.alive += 1;
+            return Ok(());
+        }
+        match self.slots.get_mut(slot) {
+            Some(s) if s.state == SlotState::Free && s.generation == entity.generation => {
+                s.state = SlotState::Alive;
+                self.free.remove(&entity.slot);
+                self.alive += 1;
+                Ok(())
+            }
+            _ => Err(EntityNotAlive(entity)),
+        }
+    }
+
+    /// Checks every invariant in this module's documentation, naming the first one broken.
+    ///
+    /// Used by tests and debug builds; costs O(slots).
+    ///
+    /// # Errors
+    ///
+    /// A description of the broken invariant.
+    pub fn check_invariants(&self) -> Result<(), String> {
+        // A set cannot hold a slot twice; what can go wrong is a free slot missing from it or a
+        // non-free slot in it.
+        let mut in_set = vec![false; self.slots.len()];
+        for &slot in self.free.iter() {
+            let Some(s) = self.slots.get(slot as usize) else {
+                return Err(format!("free set holds slot {slot} beyond the slot table"));
+            };
+            if s.state != SlotState::Free {
+                return Err(format!("free set holds slot {slot} in state {:?}", s.state));
+            }
+            in_set[slot as usize] = true;
+        }
+        let mut alive = 0u32;
+        for (slot, s) in self.slots.iter().enumerate() {
+            match s.state {
+                SlotState::Alive => alive += 1,
+                SlotState::Free if !in_set[slot] => {
+                    return Err(format!("free slot {slot} is missing from the free set"));
+                }
+                SlotState::Retired if s.generation != u32::MAX => {
+                    return Err(format!(
+                        "slot {slot} retired at generation {} < u32::MAX",
+                        s.generation
+                    ));
+                }
+                _ => {}
+            }
+        }
+        if alive != self.alive {
+            return Err(format!(
+                "alive count {} but {alive} slots are alive",
+                self.alive
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// Iterator over live entities in ascending slot order; see [`Entities::iter`].
+#[derive(Clone, Debug)]
+pub struct EntitiesIter<'a> {
+    slots: std::iter::Enumerate<std::slice::Iter<'a, Slot>>,
+    remaining: usize,
+}
+
+impl Iterator for EntitiesIter<'_> {
+    type Item = Entity;
+
+    fn next(&mut self) -> Option<Entity> {
+        if self.remaining == 0 {
+            return None;
+        }
+        for (slot, s) in self.slots.by_ref() {
+            if s.state == SlotState::Alive {
+                self.remaining -= 1;
+                return Some(Entity::new(slot as u32, s.generation));
+            }
+        }
+        None
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        (self.remaining, Some(self.remaining))
+    }
+}
+
+impl ExactSizeIterator for EntitiesIter<'_> {}
+
+impl<'a> IntoIterator for &'a Entities {
+    type Item = Entity;
+    type IntoIter = EntitiesIter<'a>;
+    fn into_iter(self) -> EntitiesIter<'a> {
+        self.iter()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn entity_is_eight_bytes_and_orders_by_slot() {
+        assert_eq!(std::mem::size_of::<Entity>(), 8);
+        assert!(Entity::new(1, 9) < Entity::new(2, 0));
+        assert!(Entity::new(1, 0) < Entity::new(1, 1));
+        assert_eq!(format!("{}", Entity::new(7, 2)), "7v2");
+        assert_eq!(format!("{:?}", Entity::new(7, 2)), "7v2");
+    }
+
+    #[test]
+    fn bits_round_trip() {
+        let e = Entity::new(0xDEAD, 0xBEEF);
+        assert_eq!(e.to_bits(), 0xBEEF_0000_DEAD);
+        assert_eq!(Entity::from_bits(e.to_bits()), e);
+    }
+
+    #[test]
+    fn reuse_takes_lowest_free_slot_and_bumps_generation() {
+        let mut es = Entities::new();
+        let v: Vec<_> = (0..5).map(|_| es.spawn().unwrap()).collect();
+        es.despawn(v[3]).unwrap();
+        es.despawn(v[1]).unwrap();
+        es.despawn(v[4]).unwrap();
+        let a = es.spawn().unwrap();
+        let b = es.spawn().unwrap();
+        let c = es.spawn().unwrap();
+        assert_eq!((a.slot(), a.generation()), (1, 1));
+        assert_eq!((b.slot(), b.generation()), (3, 1));
+        assert_eq!((c.slot(), c.generation()), (4, 1));
+        assert!(!es.is_alive(v[1]));
+        assert!(es.is_alive(a));
+        es.check_invariants().unwrap();
+    }
+
+    #[test]
+    fn double_despawn_is_an_error_and_keeps_the_free_list_sound() {
+        let mut es = Entities::new();
+        let e = es.spawn().unwrap();
+        es.despawn(e).unwrap();
+        assert_eq!(es.despawn(e), Err(EntityNotAlive(e)));
+        es.check_invariants().unwrap();
+        // If the double despawn had pushed slot 0 twice, two spawns would share it.
+        let a = es.spawn().unwrap();
+        let b = es.spawn().unwrap();
+        assert_ne!(a.slot(), b.slot());
+        assert_eq!(es.len(), 2);
+    }
+
+    #[test]
+    fn despawn_of_never_allocated_handle_is_an_error() {
+        let mut es = Entities::new();
+        let ghost = Entity::new(42, 0);
+        assert_eq!(es.despawn(ghost), Err(EntityNotAlive(ghost)));
+        assert!(!es.is_alive(ghost));
+    }
+
+    #[test]
+    fn generation_overflow_retires_the_slot_forever() {
+        let mut es = Entities::with_first_generation(u32::MAX - 1);
+        let e = es.spawn().unwrap();
+        es.despawn(e).unwrap(); // generation MAX-1 -> MAX, slot free
+        let e2 = es.spawn().unwrap();
+        assert_eq!((e2.slot(), e2.generation()), (0, u32::MAX));
+        es.despawn(e2).unwrap(); // would wrap: retired
+        assert_eq!(es.retired_count(), 1);
+        for _ in 0..3 {
+            let f = es.spawn().unwrap();
+            assert_ne!(f.slot(), 0, "a retired slot was handed out again");
+        }
+        assert!(!es.is_alive(e2));
+        assert!(
+            !es.is_alive(Entity::new(0, 0)),
+            "wrapped handle must not be alive"
+        );
+        es.check_invariants().unwrap();
+    }
+
+    #[test]
+    fn slot_exhaustion_is_a_typed_error() {
+        let mut es = Entities::with_slot_limit(2);
+        es.spawn().unwrap();
+        let b = es.spawn().unwrap();
+        assert_eq!(es.spawn(), Err(SpawnError::SlotsExhausted { limit: 2 }));
+        es.despawn(b).unwrap();
+        assert_eq!(es.spawn().unwrap().slot(), 1);
+    }
+
+    #[test]
+    fn foreign_handle_with_same_bits_reports_alive() {
+        // The documented limit: handles do not carry their world.
+        let mut a = Entities::new();
+        let mut b = Entities::new();
+        let from_a = a.spawn().unwrap();
+        b.spawn().unwrap();
+        assert!(b.is_alive(from_a));
+    }
+
+    #[test]
+    fn iter_is_ascending_and_exact() {
+        let mut es = Entities::new();
+        let v: Vec<_> = (0..6).map(|_| es.spawn().unwrap()).collect();
+        es.despawn(v[0]).unwrap();
+        es.despawn(v[4]).unwrap();
+        let it = es.iter();
+        assert_eq!(it.len(), 4);
+        assert_eq!(it.collect::<Vec<_>>(), vec![v[1], v[2], v[3], v[5]]);
+    }
+
+    #[test]
+    fn invariant_checker_catches_a_corrupted_free_set() {
+        let mut es = Entities::new();
+        let e = es.spawn().unwrap();
+        es.spawn().unwrap();
+        es.despawn(e).unwrap();
+        es.free.insert(1); // slot 1 is alive
+        assert!(es.check_invariants().unwrap_err().contains("state Alive"));
+        es.free.clear();
+        assert!(es.check_invariants().unwrap_err().contains("missing"));
+    }
+
+    #[test]
+    fn reservations_take_free_slots_ascending_then_fresh_ones() {
+        let mut es = Entities::new();
+        let v: Vec<_> = (0..4).map(|_| es.spawn().unwrap()).collect();
+        es.despawn(v[2]).unwrap();
+        es.despawn(v[0]).unwrap();
+        let mut cursor = ReserveCursor::default();
+        let r: Vec<_> = (0..3).map(|_| es.reserve(&mut cursor).unwrap()).collect();
+        assert_eq!(
+            r,
+            vec![Entity::new(0, 1), Entity::new(2, 1), Entity::new(4, 0)]
+        );
+        assert!(
+            !es.is_alive(r[0]),
+            "a reservation is not alive until applied"
+        );
+        for &e in &r {
+            es.spawn_reserved(e).unwrap();
+        }
+        assert!(r.iter().all(|&e| es.is_alive(e)));
+        es.check_invariants().unwrap();
+    }
+
+    #[test]
+    fn applying_a_reservation_twice_or_out_of_order_is_refused() {
+        let mut es = Entities::new();
+        let mut cursor = ReserveCursor::default();
+        let a = es.reserve(&mut cursor).unwrap();
+        let b = es.reserve(&mut cursor).unwrap();
+        assert_eq!(es.spawn_reserved(b), Err(EntityNotAlive(b)));
+        es.spawn_reserved(a).unwrap();
+        assert_eq!(es.spawn_reserved(a), Err(EntityNotAlive(a)));
+        es.check_invariants().unwrap();
+    }
+}

@@ -1,0 +1,510 @@
+//! `Store<T>`: a sparse set of `T` keyed by entity, iterated in ascending slot order.
+//!
+//! # Layout and invariants
+//!
+//! ```text
+//!   sparse (paged, slot -> dense index)     dense (two parallel columns)
+//!   slot:  0    1    2    3    4             index:     0     1     2
+//!          MAX  0    MAX  2    1             entities: 1v0   4v0   3v1
+//!                                            values:    a     b     c
+//! ```
+//!
+//! * **Back-pointers agree**: for every dense index `i`, `sparse[entities[i].slot] == i`; every
+//!   other sparse entry is `ABSENT` (`u32::MAX`). `entities` and `values` always have the same
+//!   length, including after a failed allocation.
+//! * **Sortedness**: `sorted == true` promises `entities` is strictly ascending by slot. The
+//!   example above is *unsettled* (`4v0` before `3v1`), which `insert` of a low slot or a
+//!   swap-`remove` of a non-last element produce in O(1).
+//! * **Order contract**: [`Store::iter`] yields ascending slots in every state. A settled store
+//!   iterates as a plain slice walk; an unsettled one, seen through `&self`, falls back to a walk
+//!   over the sparse pages (cost ∝ highest slot, still ascending). Anything holding `&mut`
+//!   ([`Store::iter_mut`], [`Store::settle`], and the `World` at its sync points) settles first: a
+//!   sort of the dense columns by slot that costs O(n log n) worst case and O(n) when the disorder
+//!   is small. Removing every element in ascending order (the `add_remove` benchmark pattern)
+//!   stays O(1) per removal: swap-removes only flag the disorder, and an emptied store is sorted.
+//!
+//! Memory: 4 bytes per slot in each touched 4096-slot page (16 KiB a page), plus
+//! `8 + size_of::<T>()` bytes per stored value. Zero-sized `T` (tags) store no values at all.
+
+mod sparse;
+
+use std::fmt;
+
+use crate::entity::Entity;
+use crate::error::StoreError;
+use sparse::{ABSENT, SparsePages};
+
+/// A sparse set holding at most one `T` per entity slot, iterated in ascending slot order.
+///
+/// # Ordering contract
+///
+/// [`iter`](Store::iter) and [`iter_mut`](Store::iter_mut) yield `(Entity, value)` pairs in
+/// ascending slot order whatever the insert/remove history; two stores with the same contents
+/// iterate identically. Only [`iter_unordered`](Store::iter_unordered) exposes the history-
+/// dependent dense order, for callers who truly do not care.
+///
+/// # Entities and generations
+///
+/// A store keys values by slot and remembers the full [`Entity`]. Lookups with a handle whose
+/// generation differs from the stored one find nothing; inserting for a newer incarnation of a
+/// slot replaces the older one's value (and returns it). Inside a `World` this never arises:
+/// despawn removes the entity from every store before its slot is reused.
+///
+/// # Examples
+///
+/// ```
+/// use rota_core::{Entities, Store};
+///
+/// let mut entities = Entities::new();
+/// let [a, b, c] = [(); 3].map(|_| entities.spawn().unwrap());
+/// let mut names = Store::new();
+/// names.insert(c, "carol");
+/// names.insert(a, "alice");
+/// names.insert(b, "bob");
+/// names.remove(a);
+/// let order: Vec<_> = names.iter().map(|(_, n)| *n).collect();
+/// assert_eq!(order, ["bob", "carol"]); // ascending slot, not insertion order
+/// ```
+pub struct Store<T> {
+    sparse: SparsePages,
+    entities: Vec<Entity>,
+    values: Vec<T>,
+    sorted: bool,
+}
+
+impl<T> Default for Store<T> {
+    fn default() -> Self {
+        Store::new()
+    }
+}
+
+impl<T: Clone> Clone for Store<T> {
+    fn clone(&self) -> Self {
+        Store {
+            sparse: self.sparse.clone(),
+            entities: self.entities.clone(),
+            values: self.values.clone(),
+            sorted: self.sorted,
+        }
+    }
+}
+
+impl<T: fmt::Debug> fmt::Debug for Store<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_map().entries(self.iter()).finish()
+    }
+}
+
+impl<T> Store<T> {
+    /// An empty store. Allocates nothing until the first insert.
+    pub const fn new() -> Store<T> {
+        Store {
+            sparse: SparsePages::new(),
+            entities: Vec::new(),
+            values: Vec::new(),
+            sorted: true,
+        }
+    }
+
+    /// Number of values held.
+    #[inline]
+    pub fn len(&self) -> usize {
+        self.entities.len()
+    }
+
+    /// Whether the store holds no value.
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.entities.is_empty()
+    }
+
+    /// Whether the dense columns are currently in ascending slot order, so that ordered iteration
+    /// is a plain slice walk. Iteration order is ascending either way.
+    #[inline]
+    pub fn is_settled(&self) -> bool {
+        self.sorted
+    }
+
+    /// Dense index of `entity`'s value, if the store holds one for exactly this entity.
+    #[inline]
+    pub fn dense_index(&self, entity: Entity) -> Option<usize> {
+        let d = self.sparse.get(entity.slot());
+        if d == ABSENT {
+            return None;
+        }
+        let d = d as usize;
+        (self.entities[d] == entity).then_some(d)
+    }
+
+    /// Whether the store holds a value for `entity` (exact generation).
+    #[inline]
+    pub fn contains(&self, entity: Entity) -> bool {
+        self.dense_index(entity).is_some()
+    }
+
+    /// The value for `entity`, if any.
+    #[inline]
+    pub fn get(&self, entity: Entity) -> Option<&T> {
+        self.dense_index(entity).map(|d| &self.values[d])
+    }
+
+    /// The value for `entity`, mutably, if any.
+    #[inline]
+    pub fn get_mut(&mut self, entity: Entity) -> Option<&mut T> {
+        self.dense_index(entity).map(|d| &mut self.values[d])
+    }
+
+    /// Stores `value` for `entity`, returning the value it replaces, if any.
+    ///
+    /// Appending a slot higher than every stored one keeps the store settled; a lower slot
+    /// flags it unsettled (O(1); the next `&mut` iteration sorts).
+    ///
+    /// # Panics
+    ///
+    /// Only if memory runs out, like `Vec::push`; [`Store::try_insert`] reports that instead.
+    pub fn insert(&mut self, entity: Entity, value: T) -> Option<T> {
+        match self.try_insert(entity, value) {
+            Ok(old) => old,
+            Err((e, _)) => panic!("{e}"),
+        }
+    }
+
+    /// Like [`Store::insert`], but returns allocation failure as an error, together with the
+    /// value that could not be stored. On error nothing changed: both dense columns keep the
+    /// same length.
+    ///
+    /// # Errors
+    ///
+    /// [`StoreError::OutOfMemory`] if a column or sparse page could not grow.
+    pub fn try_insert(&mut self, entity: Entity, value: T) -> Result<Option<T>, (StoreError, T)> {
+        let d = self.sparse.get(entity.slot());
+        if d != ABSENT {
+            let d = d as usize;
+            self.entities[d] = entity;
+            return Ok(Some(std::mem::replace(&mut self.values[d], value)));
+        }
+        if let Err(e) = self.try_reserve(1) {
+            return Err((e, value));
+        }
+        let index = self.entities.len() as u32;
+        if self.sparse.try_set(entity.slot(), index).is_err() {
+            return Err((StoreError::OutOfMemory, value));
+        }
+        if let Some(last) = self.entities.last() {
+            if last.slot() > entity.slot() {
+                self.sorted = false;
+            }
+        }
+        // Capacity was reserved above for both columns: neither push can fail or reallocate.
+        self.entities.push(entity);
+        self.values.push(value);
+        Ok(None)
+    }
+
+    /// Removes and returns `entity`'s value, if the store holds one for exactly this entity.
+    ///
+    /// O(1): the last dense element moves into the hole (its sparse back-pointer is repaired);
+    /// if the hole was not last, the store is flagged unsettled.
+    pub fn remove(&mut self, entity: Entity) -> Option<T> {
+        let d = self.dense_index(entity)?;
+        let last = self.entities.len() - 1;
+        self.sparse.set_existing(entity.slot(), ABSENT);
+        self.entities.swap_remove(d);
+        let value = self.values.swap_remove(d);
+        if d != last {
+            // The element that was last now sits at `d`: repair its back-pointer.
+            let moved = self.entities[d];
+            self.sparse.set_existing(moved.slot(), d as u32);
+            self.sorted = false;
+        }
+        if self.entities.len() <= 1 {
+            self.sorted = true;
+        }
+        Some(value)
+    }
+
+    /// Removes every value. Keeps allocated memory for reuse.
+    pub fn clear(&mut self) {
+        self.sparse.clear();
+        self.entities.clear();
+        self.values.clear();
+        self.sorted = true;
+    }
+
+    /// Reserves room for `additional` more values in both dense columns.
+    ///
+    /// # Errors
+    ///
+    /// [`StoreError::OutOfMemory`] if either column cannot grow; their lengths are unchanged.
+    pub fn try_reserve(&mut self, additional: usize) -> Result<(), StoreError> {
+        self.entities
+            .try_reserve(additional)
+            .map_err(|_| StoreError::OutOfMemory)?;
+        self.values
+            .try_reserve(additional)
+            .map_err(|_| StoreError::OutOfMemory)
+    }
+
+    /// Sorts the dense columns by slot if they are out of order, so later ordered iteration is a
+    /// plain slice walk. Cheap when already settled (one flag check).
+    pub fn settle(&mut self) {
+        if self.sorted {
+            return;
+        }
+        let n = self.entities.len();
+        // Sort packed (slot, index) keys: one u64 compare per step, no indirection.
+        let mut keys: Vec<u64> = self
+            .entities
+            .iter()
+            .enumerate()
+            .map(|(i, e)| ((e.slot() as u64) << 32) | i as u64)
+            .collect();
+        keys.sort_unstable();
+        // Apply the permutation (new[i] = old[perm[i]]) in place, cycle by cycle, with swaps.
+        let mut done = vec![false; n];
+        for start in 0..n {
+            if done[start] {
+                continue;
+            }
+            let mut cur = start;
+            loop {
+                done[cur] = true;
+                let next = (keys[cur] & 0xFFFF_FFFF) as usize;
+                if next == start {
+                    break;
+                }
+                self.entities.swap(cur, next);
+                self.values.swap(cur, next);
+                cur = next;
+            }
+        }
+        for (i, e) in self.entities.iter().enumerate() {
+            self.sparse.set_existing(e.slot(), i as u32);
+        }
+        self.sorted = true;
+    }
+
+    /// `(Entity, &T)` in ascending slot order.
+    pub fn iter(&self) -> Iter<'_, T> {
+        if self.sorted {
+            Iter {
+                inner: IterInner::Dense(self.entities.iter().zip(self.values.iter())),
+            }
+        } else {
+            Iter {
+                inner: IterInner::Walk {
+                    sparse: Box::new(self.sparse.iter()),
+                    entities: &self.entities,
+                    values: &self.values,
+                    remaining: self.entities.len(),
+                },
+            }
+        }
+    }
+
+    /// `(Entity, &mut T)` in ascending slot order. Settles the store first.
+    pub fn iter_mut(&mut self) -> IterMut<'_, T> {
+        self.settle();
+        IterMut {
+            inner: self.entities.iter().zip(self.values.iter_mut()),
+        }
+    }
+
+    /// `(Entity, &T)` in dense order, which depends on the insert/remove history. Use it only
+    /// where order cannot matter (e.g. a commutative sum of integers); prefer [`Store::iter`].
+    pub fn iter_unordered(&self) -> impl ExactSizeIterator<Item = (Entity, &T)> + '_ {
+        self.entities.iter().copied().zip(self.values.iter())
+    }
+
+    /// The dense entity column. In ascending slot order iff [`Store::is_settled`].
+    #[inline]
+    pub fn dense_entities(&self) -> &[Entity] {
+        &self.entities
+    }
+
+    /// The dense value column, parallel to [`Store::dense_entities`].
+    #[inline]
+    pub fn dense_values(&self) -> &[T] {
+        &self.values
+    }
+
+    /// Both dense columns, values mutable. Settles first, so both are in ascending slot order.
+    #[inline]
+    pub fn dense_mut(&mut self) -> (&[Entity], &mut [T]) {
+        self.settle();
+        (&self.entities, &mut self.values)
+    }
+
+    /// Checks the module invariants: back-pointers agree both ways, columns have equal length,
+    /// and the store is sorted when it claims to be.
+    ///
+    /// # Errors
+    ///
+    /// A description of the first broken invariant.
+    pub fn check_invariants(&self) -> Result<(), String> {
+        if self.entities.len() != self.values.len() {
+            return Err(format!(
+                "column lengths differ: {} entities, {} values",
+                self.entities.len(),
+                self.values.len()
+            ));
+        }
+        for (i, e) in self.entities.iter().enumerate() {
+            let back = self.sparse.get(e.slot());
+            if back as usize != i {
+                return Err(format!(
+                    "dense[{i}] = {e} but sparse[{}] = {back}",
+                    e.slot()
+                ));
+            }
+        }
+        let mut present = 0;
+        for (slot, d) in self.sparse.iter() {
+            present += 1;
+            match self.entities.get(d as usize) {
+                Some(e) if e.slot() == slot => {}
+                _ => return Err(format!("sparse[{slot}] = {d} points at a different slot")),
+            }
+        }
+        if present != self.entities.len() {
+            return Err(format!(
+                "{present} sparse entries for {} dense values",
+                self.entities.len()
+            ));
+        }
+        if self.sorted && self.entities.windows(2).any(|w| w[0].slot() >= w[1].slot()) {
+            return Err("store claims to be settled but dense is not ascending".into());
+        }
+        Ok(())
+    }
+
+    /// Number of 16 KiB sparse pages allocated (one per 4096-slot range ever touched).
+    pub fn sparse_pages(&self) -> usize {
+        self.sparse.allocated_pages()
+    }
+}
+
+/// Ordered iterator over a [`Store`]; see [`Store::iter`].
+pub struct Iter<'a, T> {
+    inner: IterInner<'a, T>,
+}
+
+type SparseWalk<'a> = Box<dyn Iterator<Item = (u32, u32)> + 'a>;
+
+enum IterInner<'a, T> {
+    Dense(std::iter::Zip<std::slice::Iter<'a, Entity>, std::slice::Iter<'a, T>>),
+    Walk {
+        sparse: SparseWalk<'a>,
+        entities: &'a [Entity],
+        values: &'a [T],
+        remaining: usize,
+    },
+}
+
+impl<'a, T> Iterator for Iter<'a, T> {
+    type Item = (Entity, &'a T);
+
+    #[inline]
+    fn next(&mut self) -> Option<Self::Item> {
+        match &mut self.inner {
+            IterInner::Dense(it) => it.next().map(|(e, v)| (*e, v)),
+            IterInner::Walk {
+                sparse,
+                entities,
+                values,
+                remaining,
+            } => {
+                if *remaining == 0 {
+                    return None;
+                }
+                let (_, d) = sparse.next()?;
+                *remaining -= 1;
+                Some((entities[d as usize], &values[d as usize]))
+            }
+        }
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        let n = match &self.inner {
+            IterInner::Dense(it) => it.len(),
+            IterInner::Walk { remaining, .. } => *remaining,
+        };
+        (n, Some(n))
+    }
+}
+
+impl<T> ExactSizeIterator for Iter<'_, T> {}
+
+/// Ordered mutable iterator over a [`Store`]; see [`Store::iter_mut`].
+pub struct IterMut<'a, T> {
+    inner: std::iter::Zip<std::slice::Iter<'a, Entity>, std::slice::IterMut<'a, T>>,
+}
+
+impl<'a, T> Iterator for IterMut<'a, T> {
+    type Item = (Entity, &'a mut T);
+
+    #[inline]
+    fn next(&mut self) -> Option<Self::Item> {
+        self.inner.next().map(|(e, v)| (*e, v))
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        self.inner.size_hint()
+    }
+}
+
+impl<T> ExactSizeIterator for IterMut<'_, T> {}
+
+impl<'a, T> IntoIterator for &'a Store<T> {
+    type Item = (Entity, &'a T);
+    type IntoIter = Iter<'a, T>;
+    fn into_iter(self) -> Iter<'a, T> {
+        self.iter()
+    }
+}
+
+impl<'a, T> IntoIterator for &'a mut Store<T> {
+    type Item = (Entity, &'a mut T);
+    type IntoIter = IterMut<'a, T>;
+    fn into_iter(self) -> IterMut<'a, T> {
+        self.iter_mut()
+    }
+}
+
+/// Entities present in both stores, with both values, in ascending slot order.
+///
+/// Walks the smaller store in order and probes the other, so the cost is
+/// O(min(len) + probes) — plus the unsettled fallback cost if the smaller store is unsettled.
+///
+/// ```
+/// use rota_core::{join, Entities, Store};
+///
+/// let mut entities = Entities::new();
+/// let [a, b, c] = [(); 3].map(|_| entities.spawn().unwrap());
+/// let mut pos = Store::new();
+/// let mut vel = Store::new();
+/// for e in [c, a, b] { pos.insert(e, e.slot() as f32); }
+/// vel.insert(c, 1.0f32);
+/// vel.insert(a, 2.0f32);
+/// let joined: Vec<_> = join(&pos, &vel).map(|(e, p, v)| (e, *p, *v)).collect();
+/// assert_eq!(joined, vec![(a, 0.0, 2.0), (c, 2.0, 1.0)]);
+/// ```
+pub fn join<'a, A, B>(
+    a: &'a Store<A>,
+    b: &'a Store<B>,
+) -> Box<dyn Iterator<Item = (Entity, &'a A, &'a B)> + 'a> {
+    if a.len() <= b.len() {
+        Box::new(
+            a.iter()
+                .filter_map(move |(e, va)| b.get(e).map(|vb| (e, va, vb))),
+        )
+    } else {
+        Box::new(
+            b.iter()
+                .filter_map(move |(e, vb)| a.get(e).map(|va| (e, va, vb))),
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests;

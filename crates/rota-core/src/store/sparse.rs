@@ -1,0 +1,112 @@
+//! The paged sparse array: slot → dense index, `u32::MAX` meaning absent.
+
+/// Slots per page. 4096 slots × 4 bytes = one 16 KiB page, allocated on first use.
+pub(crate) const PAGE_BITS: u32 = 12;
+pub(crate) const PAGE_LEN: usize = 1 << PAGE_BITS;
+const PAGE_MASK: u32 = (PAGE_LEN as u32) - 1;
+
+/// The sentinel stored for "this slot has no value here". Slot `u32::MAX` is never handed out
+/// (see `Entities::MAX_SLOTS`) and a store never holds `u32::MAX` values, so it cannot collide.
+pub(crate) const ABSENT: u32 = u32::MAX;
+
+/// A sparse array of dense indices, paged so that a store holding a few values at high slots
+/// costs one 16 KiB page per 4096-slot range touched, not memory proportional to the highest slot.
+///
+/// Cost: 8 bytes per page pointer for every 4096-slot range below the highest slot, plus
+/// 16 KiB per range that holds at least one value.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct SparsePages {
+    pages: Vec<Option<Box<[u32]>>>,
+}
+
+/// Allocation failed while growing the sparse array; nothing was changed.
+#[derive(Debug)]
+pub(crate) struct SparseAllocError;
+
+impl SparsePages {
+    pub(crate) const fn new() -> SparsePages {
+        SparsePages { pages: Vec::new() }
+    }
+
+    #[inline]
+    pub(crate) fn get(&self, slot: u32) -> u32 {
+        match self.pages.get((slot >> PAGE_BITS) as usize) {
+            Some(Some(page)) => page[(slot & PAGE_MASK) as usize],
+            _ => ABSENT,
+        }
+    }
+
+    /// Sets `slot`'s entry, allocating its page if needed. Only fails before changing anything.
+    pub(crate) fn try_set(&mut self, slot: u32, index: u32) -> Result<(), SparseAllocError> {
+        let page = (slot >> PAGE_BITS) as usize;
+        if page >= self.pages.len() {
+            self.pages
+                .try_reserve(page + 1 - self.pages.len())
+                .map_err(|_| SparseAllocError)?;
+            self.pages.resize_with(page + 1, || None);
+        }
+        let entry = &mut self.pages[page];
+        if entry.is_none() {
+            let mut fresh = Vec::new();
+            fresh
+                .try_reserve_exact(PAGE_LEN)
+                .map_err(|_| SparseAllocError)?;
+            fresh.resize(PAGE_LEN, ABSENT);
+            *entry = Some(fresh.into_boxed_slice());
+        }
+        if let Some(p) = entry {
+            p[(slot & PAGE_MASK) as usize] = index;
+        }
+        Ok(())
+    }
+
+    /// Overwrites an entry whose page is known to exist (the slot currently holds a value).
+    #[inline]
+    pub(crate) fn set_existing(&mut self, slot: u32, index: u32) {
+        match self.pages.get_mut((slot >> PAGE_BITS) as usize) {
+            Some(Some(page)) => page[(slot & PAGE_MASK) as usize] = index,
+            _ => debug_assert!(false, "set_existing on slot {slot} without a page"),
+        }
+    }
+
+    /// Keeps the pages (they will likely be needed again) but marks every slot absent.
+    pub(crate) fn clear(&mut self) {
+        for page in self.pages.iter_mut().flatten() {
+            page.fill(ABSENT);
+        }
+    }
+
+    /// Walks present entries in ascending slot order: `(slot, dense index)`.
+    pub(crate) fn iter(&self) -> impl Iterator<Item = (u32, u32)> + '_ {
+        self.pages
+            .iter()
+            .enumerate()
+            .filter_map(|(p, page)| page.as_deref().map(|page| (p, page)))
+            .flat_map(|(p, page)| {
+                page.iter().enumerate().filter_map(move |(i, &d)| {
+                    (d != ABSENT).then_some((((p as u32) << PAGE_BITS) | i as u32, d))
+                })
+            })
+    }
+
+    /// Bytes held by allocated pages (for the documented memory cost).
+    pub(crate) fn allocated_pages(&self) -> usize {
+        self.pages.iter().filter(|p| p.is_some()).count()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn high_slot_allocates_one_page() {
+        let mut s = SparsePages::default();
+        s.try_set(10_000_000, 3).unwrap();
+        assert_eq!(s.allocated_pages(), 1);
+        assert_eq!(s.get(10_000_000), 3);
+        assert_eq!(s.get(10_000_001), ABSENT);
+        assert_eq!(s.get(5), ABSENT);
+        assert_eq!(s.iter().collect::<Vec<_>>(), vec![(10_000_000, 3)]);
+    }
+}

@@ -1,0 +1,182 @@
+//! Unit tests for `Store`: every operation, the swap-remove repair, settling and the fallback.
+
+use super::*;
+use crate::entity::Entities;
+
+fn spawn_n(n: usize) -> (Entities, Vec<Entity>) {
+    let mut es = Entities::new();
+    let v = (0..n).map(|_| es.spawn().unwrap()).collect();
+    (es, v)
+}
+
+#[test]
+fn insert_get_replace_remove() {
+    let (_, e) = spawn_n(3);
+    let mut s = Store::new();
+    assert!(s.is_empty());
+    assert_eq!(s.insert(e[1], 10), None);
+    assert_eq!(s.insert(e[1], 11), Some(10));
+    assert_eq!(s.get(e[1]), Some(&11));
+    *s.get_mut(e[1]).unwrap() += 1;
+    assert_eq!(s.get(e[1]), Some(&12));
+    assert!(s.contains(e[1]));
+    assert!(!s.contains(e[0]));
+    assert_eq!(s.len(), 1);
+    assert_eq!(s.remove(e[1]), Some(12));
+    assert_eq!(s.remove(e[1]), None);
+    assert!(s.is_empty());
+    s.check_invariants().unwrap();
+}
+
+#[test]
+fn swap_remove_repairs_the_moved_elements_back_pointer() {
+    // Remove an element that is NOT last: the last element moves into its hole, and its sparse
+    // entry must be updated, or every later lookup of it reads the wrong index.
+    let (_, e) = spawn_n(4);
+    let mut s = Store::new();
+    for (i, &x) in e.iter().enumerate() {
+        s.insert(x, i * 100);
+    }
+    assert_eq!(s.remove(e[0]), Some(0));
+    assert_eq!(s.get(e[3]), Some(&300), "moved element lost");
+    assert_eq!(s.dense_index(e[3]), Some(0));
+    assert_eq!(s.remove(e[3]), Some(300));
+    assert_eq!(s.get(e[1]), Some(&100));
+    assert_eq!(s.get(e[2]), Some(&200));
+    s.check_invariants().unwrap();
+}
+
+#[test]
+fn stale_generation_finds_nothing_and_newer_incarnation_replaces() {
+    let mut es = Entities::new();
+    let old = es.spawn().unwrap();
+    let mut s = Store::new();
+    s.insert(old, "old");
+    es.despawn(old).unwrap();
+    let new = es.spawn().unwrap();
+    assert_eq!(new.slot(), old.slot());
+    assert_eq!(s.get(new), None);
+    assert_eq!(s.remove(new), None);
+    assert_eq!(s.insert(new, "new"), Some("old"));
+    assert_eq!(s.get(old), None);
+    assert_eq!(s.get(new), Some(&"new"));
+    s.check_invariants().unwrap();
+}
+
+#[test]
+fn iteration_is_ascending_after_low_slot_inserts_and_swap_removes() {
+    let (_, e) = spawn_n(10);
+    let mut s = Store::new();
+    for &i in &[7, 2, 9, 0, 5, 3] {
+        s.insert(e[i], i);
+    }
+    s.remove(e[2]);
+    assert!(!s.is_settled());
+    let shared: Vec<_> = s.iter().map(|(x, v)| (x.slot(), *v)).collect();
+    assert_eq!(shared, vec![(0, 0), (3, 3), (5, 5), (7, 7), (9, 9)]);
+    assert_eq!(s.iter().len(), 5);
+    let unordered: Vec<_> = s.iter_unordered().map(|(x, _)| x.slot()).collect();
+    assert_ne!(
+        unordered,
+        vec![0, 3, 5, 7, 9],
+        "fixture should be unsettled"
+    );
+    let mutable: Vec<_> = s.iter_mut().map(|(x, v)| (x.slot(), *v)).collect();
+    assert_eq!(mutable, shared);
+    assert!(s.is_settled());
+    s.check_invariants().unwrap();
+}
+
+#[test]
+fn ascending_removal_of_everything_stays_linear_and_ends_settled() {
+    let (_, e) = spawn_n(1000);
+    let mut s = Store::new();
+    for &x in &e {
+        s.insert(x, ());
+    }
+    assert!(s.is_settled());
+    for &x in &e {
+        s.remove(x);
+    }
+    assert!(s.is_empty() && s.is_settled());
+}
+
+#[test]
+fn clear_empties_and_keeps_working() {
+    let (_, e) = spawn_n(5);
+    let mut s = Store::new();
+    for &x in &e {
+        s.insert(x, 1u8);
+    }
+    s.clear();
+    assert!(s.is_empty());
+    assert_eq!(s.get(e[2]), None);
+    s.insert(e[4], 4);
+    s.insert(e[1], 1);
+    assert_eq!(
+        s.iter().map(|(x, _)| x).collect::<Vec<_>>(),
+        vec![e[1], e[4]]
+    );
+    s.check_invariants().unwrap();
+}
+
+#[test]
+fn failed_reservation_keeps_columns_equal() {
+    let (_, e) = spawn_n(2);
+    let mut s: Store<u64> = Store::new();
+    s.insert(e[0], 1);
+    assert_eq!(s.try_reserve(usize::MAX), Err(StoreError::OutOfMemory));
+    assert_eq!(s.dense_entities().len(), s.dense_values().len());
+    s.insert(e[1], 2);
+    s.check_invariants().unwrap();
+}
+
+#[test]
+fn zero_sized_values_store_nothing_per_entity() {
+    let (_, e) = spawn_n(100);
+    let mut s = Store::new();
+    for &x in &e {
+        s.insert(x, ());
+    }
+    assert_eq!(std::mem::size_of_val(s.dense_values()), 0);
+}
+
+#[test]
+fn invariant_checker_catches_a_broken_back_pointer() {
+    let (_, e) = spawn_n(3);
+    let mut s = Store::new();
+    for &x in &e {
+        s.insert(x, 0);
+    }
+    s.sparse.set_existing(e[2].slot(), 0);
+    assert!(s.check_invariants().is_err());
+}
+
+#[test]
+fn invariant_checker_catches_a_false_settled_claim() {
+    let (_, e) = spawn_n(3);
+    let mut s = Store::new();
+    s.insert(e[2], 0);
+    s.insert(e[0], 0);
+    s.sorted = true;
+    assert!(s.check_invariants().unwrap_err().contains("settled"));
+}
+
+#[test]
+fn join_yields_common_entities_ascending() {
+    let (_, e) = spawn_n(6);
+    let mut a = Store::new();
+    let mut b = Store::new();
+    for &i in &[5, 1, 3, 0] {
+        a.insert(e[i], i);
+    }
+    for &i in &[3, 4, 5] {
+        b.insert(e[i], i * 10);
+    }
+    let j: Vec<_> = join(&a, &b)
+        .map(|(x, va, vb)| (x.slot(), *va, *vb))
+        .collect();
+    assert_eq!(j, vec![(3, 3, 30), (5, 5, 50)]);
+    let j2: Vec<_> = join(&b, &a).map(|(x, _, _)| x.slot()).collect();
+    assert_eq!(j2, vec![3, 5]);
+}
