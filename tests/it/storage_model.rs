@@ -388,6 +388,10 @@ fn build_pool(spec: &PoolSpec) -> Pool {
                 slots[k],
                 "pool respawn did not reuse the freed slot"
             );
+            assert!(
+                e.generation() > current[slots[k] as usize].generation(),
+                "pool respawn did not bump the generation"
+            );
             current[slots[k] as usize] = e;
             per_slot[k].push(e);
         }

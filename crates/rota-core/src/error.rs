@@ -28,3 +28,71 @@ pub enum StoreError {
     #[error("out of memory while growing a component store; the store is unchanged")]
     OutOfMemory,
 }
+
+/// Why a resource could not be provided.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum ResourceError {
+    /// No resource of this type is stored in the world.
+    #[error("resource `{resource}` is not in the world (insert it with World::insert_resource)")]
+    Missing {
+        /// The resource's name.
+        resource: &'static str,
+    },
+}
+
+/// Why a single-entity query lookup (`query_one`, `Query::get`) found nothing.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum QueryGetError {
+    /// The entity is dead or the handle stale.
+    #[error("entity {0} is not alive")]
+    Dead(Entity),
+    /// The entity is alive but lacks a component the query requires (or has one it excludes).
+    #[error("entity {entity} does not match the query: {reason} `{component}`")]
+    Mismatch {
+        /// The entity looked up.
+        entity: Entity,
+        /// The component at fault.
+        component: &'static str,
+        /// `"lacks"` for a required component, `"has excluded"` for a `Without` filter.
+        reason: &'static str,
+    },
+}
+
+/// A query's accesses conflict with each other: it names one component twice and at least one
+/// of the two is mutable.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "query accesses component `{component}` twice with a mutable access; this would alias a `&mut`. Split the query"
+)]
+pub struct QueryAliasError {
+    /// The component named twice.
+    pub component: &'static str,
+}
+
+/// A command skipped by `World::apply`; it changed nothing.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum CommandError {
+    /// The command's entity was not alive when the command's turn came.
+    #[error("command #{index} ({command}{}) skipped: entity {entity} is not alive", component.map(|c| format!(" {c}")).unwrap_or_default())]
+    EntityNotAlive {
+        /// Position of the command in its buffer.
+        index: usize,
+        /// `"despawn"`, `"insert"` or `"remove"`.
+        command: &'static str,
+        /// The component inserted or removed, if any.
+        component: Option<&'static str>,
+        /// The entity.
+        entity: Entity,
+    },
+    /// The slot reserved for a spawn was taken before the buffer was applied (another buffer or
+    /// a direct spawn got there first).
+    #[error(
+        "command #{index} (spawn) skipped: the slot reserved for {entity} was taken before the buffer was applied"
+    )]
+    ReservationTaken {
+        /// Position of the command in its buffer.
+        index: usize,
+        /// The reserved handle.
+        entity: Entity,
+    },
+}

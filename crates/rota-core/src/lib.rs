@@ -51,10 +51,23 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+mod bundle;
+mod commands;
+mod component;
 mod entity;
 mod error;
+pub mod query;
 mod store;
+mod world;
 
+pub use bundle::Bundle;
+pub use commands::{ApplyReport, CommandQueue, Commands};
+pub use component::{Component, Resource};
 pub use entity::{Entities, EntitiesIter, Entity};
-pub use error::{EntityNotAlive, SpawnError, StoreError};
+pub use error::{
+    CommandError, EntityNotAlive, QueryAliasError, QueryGetError, ResourceError, SpawnError,
+    StoreError,
+};
+pub use query::{QueryData, QueryIter, ReadOnlyQueryData, With, Without};
 pub use store::{Iter, IterMut, Store, join};
+pub use world::World;

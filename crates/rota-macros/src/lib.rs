@@ -1,14 +1,51 @@
 //! # rota-macros
 //!
-//! Procedural macros for rota. Use them through the `rota` facade crate.
+//! Procedural macros for rota. Use them through the `rota` facade crate, whose
+//! `rota::__private` module is the only path the generated code names — so your imports cannot
+//! break it, and it compiles under `#![no_implicit_prelude]`.
 //!
 //! ## Contract
 //!
-//! * `#[derive(Component)]` marks a `'static + Send + Sync` type as a component.
+//! * `#[derive(Component)]` and `#[derive(Resource)]` implement the marker traits for
+//!   `'static + Send + Sync` structs and enums. Unions, lifetime parameters and non-`Send + Sync`
+//!   types are compile errors that say why.
+//! * Every error is a spanned `syn::Error` on the token at fault, and all errors in one input are
+//!   reported together.
+//!
+//! ## Structure
+//!
+//! Each macro is a thin entry point: **parse** (`derive/parse.rs`, syntax into a small typed
+//! model that keeps the syn nodes for spans) → **validate** (`derive/validate.rs`) → **expand**
+//! (`derive/expand.rs`).
 //!
 //! ## Non-goals
 //!
 //! * Runtime behaviour: everything here runs at compile time.
+//! * Being used without the `rota` facade crate.
 
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
+
+mod derive;
+
+use proc_macro::TokenStream;
+
+/// Implements `rota::Component` for a struct or enum.
+///
+/// Components must be `'static + Send + Sync`: the parallel scheduler hands stores to systems
+/// on other threads.
+///
+/// ```ignore
+/// #[derive(rota::Component)]
+/// struct Position { x: f32, y: f32 }
+/// ```
+#[proc_macro_derive(Component)]
+pub fn derive_component(input: TokenStream) -> TokenStream {
+    derive::derive(input.into(), derive::Kind::Component).into()
+}
+
+/// Implements `rota::Resource` for a struct or enum (stored once per world).
+#[proc_macro_derive(Resource)]
+pub fn derive_resource(input: TokenStream) -> TokenStream {
+    derive::derive(input.into(), derive::Kind::Resource).into()
+}

@@ -1,0 +1,278 @@
+//! `Commands`: structural changes recorded now and applied later, in recorded order.
+//!
+//! # Why despawning while iterating goes through `Commands`
+//!
+//! Removing from a sparse set swaps the last element into the hole. Under a live cursor that
+//! walks the dense array, the swapped-in element lands *behind* the cursor and is silently
+//! skipped (the bug every sparse-set ECS meets once). Queries therefore make no structural
+//! change; you record despawns, inserts and spawns in a `Commands` buffer and apply it when the
+//! iteration is over. Schedules apply each system's buffer at fixed points (see `rota-schedule`).
+
+use std::fmt;
+
+use crate::bundle::Bundle;
+use crate::component::Component;
+use crate::entity::{Entities, Entity, ReserveCursor};
+use crate::error::{CommandError, EntityNotAlive, SpawnError};
+use crate::world::World;
+
+type SpawnFn = Box<dyn FnOnce(&mut World, Entity) + Send>;
+type InsertFn = Box<dyn FnOnce(&mut World, Entity) -> Result<(), EntityNotAlive> + Send>;
+type RemoveFn = fn(&mut World, Entity) -> Result<(), EntityNotAlive>;
+type QueueFn = Box<dyn FnOnce(&mut World) + Send>;
+
+enum Command {
+    Spawn(Entity, SpawnFn),
+    Despawn(Entity),
+    Insert(Entity, &'static str, InsertFn),
+    Remove(Entity, &'static str, RemoveFn),
+    Queue(QueueFn),
+}
+
+/// A buffer of structural changes for one world, applied by [`World::apply`] in recorded order.
+///
+/// [`Commands::spawn`] reserves the entity at once, so the handle can be stored or used by later
+/// commands in the same buffer; the world reports it alive once the buffer is applied. Reserved
+/// slots are the world's lowest free slots in ascending order, then fresh ones — exactly what
+/// direct spawns would have taken, so applying a buffer gives the same handles every run.
+///
+/// One buffer at a time per world: two buffers reserving concurrently would reserve the same
+/// slots, and the second to be applied reports [`CommandError::ReservationTaken`] for its spawns.
+///
+/// # Examples
+///
+/// ```
+/// use rota_core::{Component, Entity, World};
+///
+/// struct Hp(i32);
+/// impl Component for Hp { const NAME: &'static str = "Hp"; }
+///
+/// let mut world = World::new();
+/// world.spawn_batch([(Hp(0),), (Hp(5),), (Hp(-1),)]);
+///
+/// let mut commands = world.commands();
+/// for (e, hp) in world.query::<(Entity, &Hp)>() {
+///     if hp.0 <= 0 {
+///         commands.despawn(e);
+///     }
+/// }
+/// let child = commands.spawn((Hp(1),));
+/// let queue = commands.finish(); // ends the buffer's borrow of the world
+/// let report = world.apply(queue);
+/// assert!(report.is_clean());
+/// assert_eq!(world.len(), 2);
+/// assert_eq!(world.get::<Hp>(child).unwrap().0, 1);
+/// // Reserved when recorded, before the despawns were applied: the next fresh slot.
+/// assert_eq!(child.slot(), 3);
+/// ```
+pub struct Commands<'w> {
+    entities: &'w Entities,
+    cursor: ReserveCursor,
+    ops: Vec<Command>,
+}
+
+impl fmt::Debug for Commands<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Commands")
+            .field("len", &self.ops.len())
+            .finish()
+    }
+}
+
+impl<'w> Commands<'w> {
+    /// An empty buffer reserving from `entities` (usually `world.commands()` instead).
+    pub fn new(entities: &'w Entities) -> Commands<'w> {
+        Commands {
+            entities,
+            cursor: ReserveCursor::default(),
+            ops: Vec::new(),
+        }
+    }
+
+    /// Number of recorded commands.
+    pub fn len(&self) -> usize {
+        self.ops.len()
+    }
+
+    /// Whether nothing is recorded.
+    pub fn is_empty(&self) -> bool {
+        self.ops.is_empty()
+    }
+
+    /// Reserves an entity now and records spawning it with `bundle`.
+    ///
+    /// # Panics
+    ///
+    /// If the world has no slot left to reserve (see [`Commands::try_spawn`]).
+    pub fn spawn<B: Bundle>(&mut self, bundle: B) -> Entity {
+        match self.try_spawn(bundle) {
+            Ok(e) => e,
+            Err(err) => panic!("Commands::spawn: {err}"),
+        }
+    }
+
+    /// Like [`Commands::spawn`], reporting slot exhaustion.
+    ///
+    /// # Errors
+    ///
+    /// [`SpawnError::SlotsExhausted`] if no slot is left; nothing is recorded.
+    pub fn try_spawn<B: Bundle>(&mut self, bundle: B) -> Result<Entity, SpawnError> {
+        let entity = self.entities.reserve(&mut self.cursor)?;
+        self.ops.push(Command::Spawn(
+            entity,
+            Box::new(move |world, e| world.insert_bundle_unchecked(e, bundle)),
+        ));
+        Ok(entity)
+    }
+
+    /// Records despawning `entity`.
+    pub fn despawn(&mut self, entity: Entity) {
+        self.ops.push(Command::Despawn(entity));
+    }
+
+    /// Records inserting (or replacing) `entity`'s `T`.
+    pub fn insert<T: Component>(&mut self, entity: Entity, component: T) {
+        self.ops.push(Command::Insert(
+            entity,
+            T::NAME,
+            Box::new(move |world, e| world.insert(e, component).map(drop)),
+        ));
+    }
+
+    /// Records removing `entity`'s `T` (nothing happens if it has none).
+    pub fn remove<T: Component>(&mut self, entity: Entity) {
+        self.ops.push(Command::Remove(entity, T::NAME, |world, e| {
+            world.remove::<T>(e).map(drop)
+        }));
+    }
+
+    /// Records an arbitrary change, run with the whole world when its turn comes.
+    pub fn queue(&mut self, f: impl FnOnce(&mut World) + Send + 'static) {
+        self.ops.push(Command::Queue(Box::new(f)));
+    }
+
+    /// Ends recording: the commands, no longer borrowing the world, ready for [`World::apply`].
+    pub fn finish(self) -> CommandQueue {
+        CommandQueue { ops: self.ops }
+    }
+}
+
+/// Recorded commands that no longer borrow the world; see [`Commands::finish`].
+#[derive(Default)]
+pub struct CommandQueue {
+    ops: Vec<Command>,
+}
+
+impl CommandQueue {
+    /// Number of recorded commands.
+    pub fn len(&self) -> usize {
+        self.ops.len()
+    }
+
+    /// Whether nothing is recorded.
+    pub fn is_empty(&self) -> bool {
+        self.ops.is_empty()
+    }
+
+    /// Appends `other`'s commands after this queue's.
+    pub fn append(&mut self, other: CommandQueue) {
+        self.ops.extend(other.ops);
+    }
+}
+
+impl fmt::Debug for CommandQueue {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("CommandQueue")
+            .field("len", &self.ops.len())
+            .finish()
+    }
+}
+
+/// What applying a [`Commands`] buffer did: how many commands took effect and, in order, the
+/// ones skipped with why.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+#[must_use = "skipped commands are reported here; check `is_clean` or `errors`"]
+pub struct ApplyReport {
+    /// Commands that took effect.
+    pub applied: usize,
+    /// Commands skipped, in recorded order. A skipped command changed nothing.
+    pub errors: Vec<CommandError>,
+}
+
+impl ApplyReport {
+    /// Whether every command took effect.
+    pub fn is_clean(&self) -> bool {
+        self.errors.is_empty()
+    }
+
+    /// Adds another report's counts and errors (used when a schedule applies several buffers).
+    pub fn merge(&mut self, other: ApplyReport) {
+        self.applied += other.applied;
+        self.errors.extend(other.errors);
+    }
+}
+
+impl World {
+    /// A command buffer for this world.
+    pub fn commands(&self) -> Commands<'_> {
+        Commands::new(&self.entities)
+    }
+
+    /// Applies `commands` in recorded order and settles the stores.
+    ///
+    /// A command against an entity that died meanwhile (or a spawn whose reserved slot was taken)
+    /// is skipped whole and reported; it never panics and never half-applies.
+    pub fn apply(&mut self, commands: CommandQueue) -> ApplyReport {
+        self.apply_ops(commands.ops)
+    }
+
+    fn apply_ops(&mut self, ops: Vec<Command>) -> ApplyReport {
+        let mut report = ApplyReport::default();
+        for (index, op) in ops.into_iter().enumerate() {
+            let result = match op {
+                Command::Spawn(entity, spawn) => match self.entities.spawn_reserved(entity) {
+                    Ok(()) => {
+                        spawn(self, entity);
+                        Ok(())
+                    }
+                    Err(_) => Err(CommandError::ReservationTaken { index, entity }),
+                },
+                Command::Despawn(entity) => {
+                    self.despawn(entity)
+                        .map_err(|_| CommandError::EntityNotAlive {
+                            index,
+                            command: "despawn",
+                            component: None,
+                            entity,
+                        })
+                }
+                Command::Insert(entity, name, insert) => {
+                    insert(self, entity).map_err(|_| CommandError::EntityNotAlive {
+                        index,
+                        command: "insert",
+                        component: Some(name),
+                        entity,
+                    })
+                }
+                Command::Remove(entity, name, remove) => {
+                    remove(self, entity).map_err(|_| CommandError::EntityNotAlive {
+                        index,
+                        command: "remove",
+                        component: Some(name),
+                        entity,
+                    })
+                }
+                Command::Queue(f) => {
+                    f(self);
+                    Ok(())
+                }
+            };
+            match result {
+                Ok(()) => report.applied += 1,
+                Err(e) => report.errors.push(e),
+            }
+        }
+        self.settle();
+        report
+    }
+}

@@ -1,0 +1,51 @@
+//! The `Component` and `Resource` traits: what may live in a `World`.
+
+/// A type that can be attached to entities and stored in a [`Store`](crate::Store).
+///
+/// Derive it with `#[derive(Component)]` (from `rota`). Components are `'static + Send + Sync`:
+/// the parallel scheduler hands stores to systems on other threads, so a component must be safe
+/// to send and to share. `Cell`/`RefCell` fields are therefore rejected by the compiler; interior
+/// mutability that *is* `Sync` (`Mutex`, atomics) is outside what rota's access checks can see.
+///
+/// # Implementing by hand
+///
+/// ```
+/// use rota_core::Component;
+///
+/// struct Health(u32);
+/// impl Component for Health {
+///     const NAME: &'static str = "Health";
+///     const UNIQUE_KEY: Option<&'static str> = Some(concat!(module_path!(), "::Health"));
+/// }
+/// ```
+pub trait Component: 'static + Send + Sync + Sized {
+    /// The name used in error messages (the derive uses the type's identifier).
+    const NAME: &'static str;
+
+    /// A string no other component type shares, used by compile-time aliasing checks (a `const`
+    /// cannot compare `TypeId`s on stable Rust). The derive sets `module_path!()::Ident` for
+    /// non-generic types. Generic types (`Wrapper<A>`, `Wrapper<B>`) cannot have one, so they
+    /// leave it `None`: compile-time checks skip them and the run-time check (by `TypeId`)
+    /// decides.
+    const UNIQUE_KEY: Option<&'static str> = None;
+}
+
+/// A type that can be stored once per world as a resource (a grid, an RNG, statistics).
+///
+/// Derive it with `#[derive(Resource)]`. Like components, resources are `'static + Send + Sync`.
+///
+/// ```
+/// use rota_core::{Resource, World};
+///
+/// struct Gravity(f32);
+/// impl Resource for Gravity {
+///     const NAME: &'static str = "Gravity";
+/// }
+/// let mut world = World::new();
+/// world.insert_resource(Gravity(9.81));
+/// assert_eq!(world.resource::<Gravity>().unwrap().0, 9.81);
+/// ```
+pub trait Resource: 'static + Send + Sync + Sized {
+    /// The name used in error messages.
+    const NAME: &'static str;
+}

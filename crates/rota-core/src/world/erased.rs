@@ -1,0 +1,58 @@
+//! `ErasedStore`: what the world can do with a store without knowing its component type.
+
+use std::any::Any;
+
+use crate::component::Component;
+use crate::entity::Entity;
+use crate::store::Store;
+
+/// A `Store<T>` with `T` erased. Downcasts go through `Any`, so a type mismatch is an `Option`
+/// the caller turns into an internal-invariant panic — never undefined behaviour.
+pub(crate) trait ErasedStore: Any + Send + Sync {
+    /// Removes `entity`'s value if present; used by the despawn cascade.
+    fn remove_entity(&mut self, entity: Entity);
+    fn settle(&mut self);
+    fn len(&self) -> usize;
+    fn check_invariants(&self) -> Result<(), String>;
+    fn dense_entities(&self) -> &[Entity];
+}
+
+impl<T: Component> ErasedStore for Store<T> {
+    fn remove_entity(&mut self, entity: Entity) {
+        self.remove(entity);
+    }
+    fn settle(&mut self) {
+        Store::settle(self)
+    }
+    fn len(&self) -> usize {
+        Store::len(self)
+    }
+    fn check_invariants(&self) -> Result<(), String> {
+        Store::check_invariants(self)
+    }
+    fn dense_entities(&self) -> &[Entity] {
+        Store::dense_entities(self)
+    }
+}
+
+/// Downcasts an erased store; the registry guarantees the type, so a mismatch is a bug in rota.
+pub(crate) fn downcast_ref<T: Component>(store: &dyn ErasedStore) -> &Store<T> {
+    let any: &dyn Any = store;
+    any.downcast_ref::<Store<T>>()
+        .unwrap_or_else(|| mismatch::<T>())
+}
+
+/// Mutable counterpart of [`downcast_ref`].
+pub(crate) fn downcast_mut<T: Component>(store: &mut dyn ErasedStore) -> &mut Store<T> {
+    let any: &mut dyn Any = store;
+    any.downcast_mut::<Store<T>>()
+        .unwrap_or_else(|| mismatch::<T>())
+}
+
+#[cold]
+fn mismatch<T: Component>() -> ! {
+    panic!(
+        "rota internal invariant violated: the store registered for `{}` has another type",
+        std::any::type_name::<T>()
+    )
+}

@@ -1,0 +1,357 @@
+//! The `World`: the entity allocator, one store per component type, resources and the tick.
+
+mod erased;
+mod resources;
+
+use std::any::TypeId;
+use std::collections::BTreeMap;
+
+use crate::bundle::Bundle;
+use crate::component::Component;
+use crate::entity::{Entities, Entity};
+use crate::error::{EntityNotAlive, SpawnError};
+use crate::store::Store;
+pub(crate) use erased::{ErasedStore, downcast_mut, downcast_ref};
+pub(crate) use resources::Resources;
+
+/// One registered store (rota's plumbing, opaque outside the crate). `World::stores` is a `Vec`
+/// in registration order; that order — never the `TypeId` map's — is what any walk over all
+/// stores uses (the despawn cascade, checksums).
+pub struct StoreEntry {
+    pub(crate) type_id: TypeId,
+    pub(crate) name: &'static str,
+    pub(crate) store: Box<dyn ErasedStore>,
+}
+
+/// Everything a simulation holds: entities, their components, resources and the tick counter.
+///
+/// # Guarantees
+///
+/// * Every query visits entities in ascending slot order, whatever the history.
+/// * Stale handles never read or write anything: every operation on a dead entity is an
+///   [`EntityNotAlive`] error or `None`.
+/// * [`World::despawn`] removes the entity from every store before the slot can be reused, so a
+///   reused slot never inherits a component.
+///
+/// # Examples
+///
+/// ```
+/// use rota_core::{Component, World};
+///
+/// struct Position(f32);
+/// impl Component for Position { const NAME: &'static str = "Position"; }
+/// struct Velocity(f32);
+/// impl Component for Velocity { const NAME: &'static str = "Velocity"; }
+///
+/// let mut world = World::new();
+/// let a = world.spawn_with((Position(0.0), Velocity(1.0)));
+/// let b = world.spawn_with((Position(5.0),));
+/// world.query_mut::<(&mut Position, &Velocity)>().for_each(|(p, v)| p.0 += v.0);
+/// assert_eq!(world.get::<Position>(a).unwrap().0, 1.0);
+/// assert_eq!(world.get::<Position>(b).unwrap().0, 5.0);
+/// ```
+pub struct World {
+    pub(crate) entities: Entities,
+    pub(crate) stores: Vec<StoreEntry>,
+    store_index: BTreeMap<TypeId, usize>,
+    pub(crate) resources: Resources,
+    tick: u64,
+}
+
+impl Default for World {
+    fn default() -> Self {
+        World::new()
+    }
+}
+
+impl std::fmt::Debug for World {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("World")
+            .field("entities", &self.entities.len())
+            .field(
+                "stores",
+                &self
+                    .stores
+                    .iter()
+                    .map(|s| (s.name, s.store.len()))
+                    .collect::<Vec<_>>(),
+            )
+            .field("resources", &self.resources.names())
+            .field("tick", &self.tick)
+            .finish()
+    }
+}
+
+impl World {
+    /// An empty world at tick 0.
+    pub fn new() -> World {
+        World::with_entities(Entities::new())
+    }
+
+    /// A world using a preconfigured allocator (e.g. [`Entities::with_slot_limit`]).
+    pub fn with_entities(entities: Entities) -> World {
+        World {
+            entities,
+            stores: Vec::new(),
+            store_index: BTreeMap::new(),
+            resources: Resources::default(),
+            tick: 0,
+        }
+    }
+
+    /// The entity allocator (read-only: spawn and despawn through the world).
+    #[inline]
+    pub fn entities(&self) -> &Entities {
+        &self.entities
+    }
+
+    /// Number of live entities.
+    #[inline]
+    pub fn len(&self) -> usize {
+        self.entities.len()
+    }
+
+    /// Whether no entity is alive.
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.entities.is_empty()
+    }
+
+    /// Whether `entity` is alive in this world.
+    #[inline]
+    pub fn is_alive(&self, entity: Entity) -> bool {
+        self.entities.is_alive(entity)
+    }
+
+    /// The tick counter: how many times a schedule has run this world (see `rota-schedule`).
+    #[inline]
+    pub fn tick(&self) -> u64 {
+        self.tick
+    }
+
+    /// Advances the tick counter by one. Schedules call this at the end of each run.
+    pub fn advance_tick(&mut self) {
+        self.tick += 1;
+    }
+
+    /// Spawns an entity with no components.
+    ///
+    /// # Panics
+    ///
+    /// If the allocator has no slot left (see [`World::try_spawn_with`] for the fallible form).
+    pub fn spawn(&mut self) -> Entity {
+        self.spawn_with(())
+    }
+
+    /// Spawns an entity with every component of `bundle` (a tuple of up to 12 components).
+    ///
+    /// ```
+    /// # use rota_core::{Component, World};
+    /// # struct Name(&'static str);
+    /// # impl Component for Name { const NAME: &'static str = "Name"; }
+    /// let mut world = World::new();
+    /// let e = world.spawn_with((Name("ada"),));
+    /// assert_eq!(world.get::<Name>(e).unwrap().0, "ada");
+    /// ```
+    ///
+    /// # Panics
+    ///
+    /// If the allocator has no slot left (see [`World::try_spawn_with`]).
+    pub fn spawn_with<B: Bundle>(&mut self, bundle: B) -> Entity {
+        match self.try_spawn_with(bundle) {
+            Ok(e) => e,
+            Err(err) => panic!("World::spawn_with: {err}"),
+        }
+    }
+
+    /// Spawns an entity with `bundle`, reporting slot exhaustion instead of panicking.
+    ///
+    /// # Errors
+    ///
+    /// [`SpawnError`] if no slot is left or memory runs out; the world is unchanged.
+    pub fn try_spawn_with<B: Bundle>(&mut self, bundle: B) -> Result<Entity, SpawnError> {
+        let entity = self.entities.spawn()?;
+        self.insert_bundle_unchecked(entity, bundle);
+        Ok(entity)
+    }
+
+    /// Spawns one entity per bundle, in iteration order, returning their handles.
+    ///
+    /// Faster than a loop of [`World::spawn_with`]: stores are looked up once and reserved for
+    /// the iterator's size hint. Stops early, returning what was spawned, if slots run out.
+    ///
+    /// ```
+    /// # use rota_core::{Component, World};
+    /// # struct Id(u32);
+    /// # impl Component for Id { const NAME: &'static str = "Id"; }
+    /// let mut world = World::new();
+    /// let spawned = world.spawn_batch((0..100).map(|i| (Id(i),)));
+    /// assert_eq!(spawned.len(), 100);
+    /// assert_eq!(world.query::<&Id>().map(|id| id.0).sum::<u32>(), 4950);
+    /// ```
+    pub fn spawn_batch<B, I>(&mut self, bundles: I) -> Vec<Entity>
+    where
+        B: Bundle,
+        I: IntoIterator<Item = B>,
+    {
+        let bundles = bundles.into_iter();
+        let mut indices = Vec::new();
+        B::register(self, &mut indices);
+        let hint = bundles.size_hint().0;
+        for &i in &indices {
+            B::reserve(&mut self.stores, &indices, i, hint);
+        }
+        let mut out = Vec::with_capacity(hint);
+        for bundle in bundles {
+            let Ok(entity) = self.entities.spawn() else {
+                break;
+            };
+            bundle.insert(&mut self.stores, &indices, entity);
+            out.push(entity);
+        }
+        out
+    }
+
+    /// Inserts `bundle` for an entity known to be alive (a just-applied reservation).
+    pub(crate) fn insert_bundle_unchecked<B: Bundle>(&mut self, entity: Entity, bundle: B) {
+        let mut indices = Vec::new();
+        B::register(self, &mut indices);
+        bundle.insert(&mut self.stores, &indices, entity);
+    }
+
+    /// Despawns `entity`, removing its components from every store before the slot is freed.
+    ///
+    /// # Errors
+    ///
+    /// [`EntityNotAlive`] for a dead or stale handle; nothing changes.
+    pub fn despawn(&mut self, entity: Entity) -> Result<(), EntityNotAlive> {
+        if !self.entities.is_alive(entity) {
+            return Err(EntityNotAlive(entity));
+        }
+        for entry in &mut self.stores {
+            entry.store.remove_entity(entity);
+        }
+        self.entities.despawn(entity)
+    }
+
+    /// Adds or replaces `entity`'s `T`, returning the value replaced.
+    ///
+    /// # Errors
+    ///
+    /// [`EntityNotAlive`] for a dead or stale handle; nothing is stored.
+    pub fn insert<T: Component>(
+        &mut self,
+        entity: Entity,
+        component: T,
+    ) -> Result<Option<T>, EntityNotAlive> {
+        if !self.entities.is_alive(entity) {
+            return Err(EntityNotAlive(entity));
+        }
+        Ok(self.store_mut_or_register::<T>().insert(entity, component))
+    }
+
+    /// Removes and returns `entity`'s `T`, if it has one.
+    ///
+    /// # Errors
+    ///
+    /// [`EntityNotAlive`] for a dead or stale handle.
+    pub fn remove<T: Component>(&mut self, entity: Entity) -> Result<Option<T>, EntityNotAlive> {
+        if !self.entities.is_alive(entity) {
+            return Err(EntityNotAlive(entity));
+        }
+        Ok(self.store_mut::<T>().and_then(|s| s.remove(entity)))
+    }
+
+    /// `entity`'s `T`, if it is alive and has one.
+    #[inline]
+    pub fn get<T: Component>(&self, entity: Entity) -> Option<&T> {
+        // A store only ever holds live entities (despawn cascades), and `Store::get` checks the
+        // generation, so a stale handle finds nothing.
+        self.store::<T>()?.get(entity)
+    }
+
+    /// `entity`'s `T`, mutably, if it is alive and has one.
+    #[inline]
+    pub fn get_mut<T: Component>(&mut self, entity: Entity) -> Option<&mut T> {
+        self.store_mut::<T>()?.get_mut(entity)
+    }
+
+    /// Whether `entity` is alive and has a `T`.
+    #[inline]
+    pub fn has<T: Component>(&self, entity: Entity) -> bool {
+        self.store::<T>().is_some_and(|s| s.contains(entity))
+    }
+
+    /// The store of `T`, if any `T` was ever inserted. Read-only: a store may only hold live
+    /// entities, so changes go through the world.
+    pub fn store<T: Component>(&self) -> Option<&Store<T>> {
+        let &i = self.store_index.get(&TypeId::of::<T>())?;
+        Some(downcast_ref::<T>(&*self.stores[i].store))
+    }
+
+    pub(crate) fn store_mut<T: Component>(&mut self) -> Option<&mut Store<T>> {
+        let &i = self.store_index.get(&TypeId::of::<T>())?;
+        Some(downcast_mut::<T>(&mut *self.stores[i].store))
+    }
+
+    fn store_mut_or_register<T: Component>(&mut self) -> &mut Store<T> {
+        let i = self.register::<T>();
+        downcast_mut::<T>(&mut *self.stores[i].store)
+    }
+
+    /// Registers `T`'s store if needed and returns its index in registration order.
+    pub(crate) fn register<T: Component>(&mut self) -> usize {
+        let next = self.stores.len();
+        let i = *self.store_index.entry(TypeId::of::<T>()).or_insert(next);
+        if i == next {
+            self.stores.push(StoreEntry {
+                type_id: TypeId::of::<T>(),
+                name: T::NAME,
+                store: Box::new(Store::<T>::new()),
+            });
+        }
+        i
+    }
+
+    /// Component names in registration order (the order every whole-world walk uses).
+    pub fn component_names(&self) -> impl Iterator<Item = &'static str> + '_ {
+        self.stores.iter().map(|s| s.name)
+    }
+
+    /// Sorts every unsettled store so the next ordered iterations are plain slice walks.
+    /// Schedules call this at their sync points; queries through `&mut World` settle what they
+    /// touch on their own.
+    pub fn settle(&mut self) {
+        for entry in &mut self.stores {
+            entry.store.settle();
+        }
+    }
+
+    /// Checks the allocator's and every store's invariants, and that stores hold only live
+    /// entities.
+    ///
+    /// # Errors
+    ///
+    /// A description naming the store and the broken invariant.
+    pub fn check_invariants(&self) -> Result<(), String> {
+        self.entities.check_invariants()?;
+        for entry in &self.stores {
+            entry
+                .store
+                .check_invariants()
+                .map_err(|e| format!("store `{}`: {e}", entry.name))?;
+            if let Some(dead) = entry
+                .store
+                .dense_entities()
+                .iter()
+                .find(|&&e| !self.entities.is_alive(e))
+            {
+                return Err(format!("store `{}` holds dead entity {dead}", entry.name));
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,63 @@
+//! Expansion: the trait impl, naming only `::rota::__private` paths.
+
+use proc_macro2::TokenStream;
+use quote::quote;
+
+use super::Kind;
+use super::parse::Model;
+
+pub(crate) fn expand(model: &Model, kind: Kind) -> TokenStream {
+    let ident = &model.ident;
+    let name = ident.to_string();
+    let mut generics = model.generics.clone();
+    {
+        let where_clause = generics.make_where_clause();
+        for param in model.generics.type_params() {
+            let p = &param.ident;
+            where_clause.predicates.push(syn::parse_quote!(
+                #p: ::core::marker::Send + ::core::marker::Sync + 'static
+            ));
+        }
+    }
+    let (impl_generics, ty_generics, where_clause) = generics.split_for_impl();
+    let is_generic = model.generics.type_params().next().is_some()
+        || model.generics.const_params().next().is_some();
+    match kind {
+        Kind::Component => {
+            let key = if is_generic {
+                quote!(::core::option::Option::None)
+            } else {
+                quote!(::core::option::Option::Some(::core::concat!(
+                    ::core::module_path!(), "::", #name
+                )))
+            };
+            quote! {
+                impl #impl_generics ::rota::__private::Component for #ident #ty_generics
+                #where_clause
+                {
+                    const NAME: &'static str = #name;
+                    const UNIQUE_KEY: ::core::option::Option<&'static str> = #key;
+                }
+                const _: () = {
+                    #[allow(dead_code)]
+                    fn component_must_be_send_sync_static #impl_generics () #where_clause {
+                        ::rota::__private::component_must_be_send_sync_static::<#ident #ty_generics>();
+                    }
+                };
+            }
+        }
+        Kind::Resource => quote! {
+            impl #impl_generics ::rota::__private::Resource for #ident #ty_generics
+            #where_clause
+            {
+                const NAME: &'static str = #name;
+            }
+            const _: () = {
+                #[allow(dead_code)]
+                fn resource_must_be_send_sync_static #impl_generics () #where_clause {
+                    ::rota::__private::resource_must_be_send_sync_static::<#ident #ty_generics>();
+                }
+            };
+        },
+    }
+}

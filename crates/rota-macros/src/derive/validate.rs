@@ -1,0 +1,36 @@
+//! Validation: everything rota cannot honour, each a spanned error, all reported together.
+
+use super::Kind;
+use super::parse::Model;
+
+pub(crate) fn validate(model: &Model, kind: Kind) -> syn::Result<()> {
+    let mut errors: Vec<syn::Error> = Vec::new();
+    let what = kind.trait_name();
+    if let Some(token) = model.union_token {
+        errors.push(syn::Error::new(
+            token.span,
+            format!(
+                "`{what}` cannot be derived for a union: rota must drop and move values \
+                 without knowing which field is live; use a struct or an enum"
+            ),
+        ));
+    }
+    for lifetime in model.generics.lifetimes() {
+        errors.push(syn::Error::new_spanned(
+            &lifetime.lifetime,
+            format!(
+                "a `{what}` cannot borrow: it must be `'static + Send + Sync` because the \
+                 scheduler hands it to other threads; remove the lifetime parameter `{}`",
+                lifetime.lifetime
+            ),
+        ));
+    }
+    let mut iter = errors.into_iter();
+    match iter.next() {
+        None => Ok(()),
+        Some(mut first) => {
+            first.extend(iter);
+            Err(first)
+        }
+    }
+}
