@@ -25,9 +25,25 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
-pub use rota_core;
+pub use rota_core::query;
 pub use rota_core::{
-    Entities, EntitiesIter, Entity, EntityNotAlive, Iter, IterMut, SpawnError, Store, StoreError,
-    join,
+    ApplyReport, Bundle, CommandError, CommandQueue, Commands, Component, Entities, EntitiesIter,
+    Entity, EntityNotAlive, Iter, IterMut, QueryAliasError, QueryData, QueryGetError, QueryIter,
+    ReadOnlyQueryData, Resource, ResourceError, SpawnError, Store, StoreError, With, Without,
+    World, join,
 };
-pub use rota_schedule;
+pub use rota_macros::{Component, Resource};
+pub use {rota_core, rota_schedule};
+
+/// Paths the macros' generated code uses. Not public API: no stability promise.
+#[doc(hidden)]
+pub mod __private {
+    pub use rota_core::{Component, Resource};
+
+    /// Fails to compile, naming this function, for a component that is not
+    /// `'static + Send + Sync` (the scheduler hands stores to other threads).
+    pub const fn component_must_be_send_sync_static<T: Send + Sync + 'static>() {}
+
+    /// As [`component_must_be_send_sync_static`], for resources.
+    pub const fn resource_must_be_send_sync_static<T: Send + Sync + 'static>() {}
+}

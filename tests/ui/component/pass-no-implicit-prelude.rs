@@ -1,0 +1,27 @@
+#![no_implicit_prelude]
+
+#[derive(::rota::Component)]
+struct Position {
+    x: f32,
+}
+
+#[derive(::rota::Component)]
+struct Wrapper<T> {
+    inner: T,
+}
+
+#[derive(::rota::Component)]
+enum Team {
+    Red,
+    Blue,
+}
+
+#[derive(::rota::Resource)]
+struct Gravity(f32);
+
+fn main() {
+    let mut world = ::rota::World::new();
+    let e = world.spawn_with((Position { x: 1.0 }, Wrapper { inner: 3u8 }, Team::Red));
+    world.insert_resource(Gravity(9.8));
+    let _ = (e, Team::Blue);
+}
