@@ -26,19 +26,63 @@
 #![warn(missing_docs)]
 
 pub use rota_core::query;
+pub use rota_core::system::{Local, Query, Res, ResMut, System, SystemDescriptor};
 pub use rota_core::{
     ApplyReport, Bundle, CommandError, CommandQueue, Commands, Component, Entities, EntitiesIter,
     Entity, EntityNotAlive, Iter, IterMut, QueryAliasError, QueryData, QueryGetError, QueryIter,
     ReadOnlyQueryData, Resource, ResourceError, SpawnError, Store, StoreError, With, Without,
     World, join,
 };
-pub use rota_macros::{Component, Resource};
+pub use rota_macros::{Component, Resource, system};
 pub use {rota_core, rota_schedule};
 
 /// Paths the macros' generated code uses. Not public API: no stability promise.
 #[doc(hidden)]
 pub mod __private {
+    pub use rota_core::query::{ConstAccess, QueryData, find_alias};
+    pub use rota_core::system::{
+        AccessKind, Declarable, Reads, System, SystemContext, SystemDescriptor, SystemParam,
+        Writes, system_ref,
+    };
     pub use rota_core::{Component, Resource};
+
+    /// `TypeId::of`, named here so generated code needs no `std` path.
+    pub fn type_id_of<T: 'static>() -> ::core::any::TypeId {
+        ::core::any::TypeId::of::<T>()
+    }
+
+    /// Fails to compile for a type in `reads(..)`/`writes(..)` that is not a component or
+    /// resource (see `Declarable`'s message).
+    pub const fn assert_declarable<T: Declarable>() {}
+
+    /// Whether two component types are the same, comparing their unique keys in `const`.
+    /// Generic components have no key and compare unequal here (checked at run time instead).
+    pub const fn same_component<A: Component, B: Component>() -> bool {
+        match (A::UNIQUE_KEY, B::UNIQUE_KEY) {
+            (Some(a), Some(b)) => str_eq(a, b),
+            _ => false,
+        }
+    }
+
+    /// Whether the query type `Q` names a component twice with a `&mut`, in `const`.
+    pub const fn query_aliases<Q: QueryData>() -> bool {
+        find_alias(&Q::ACCESS).is_some()
+    }
+
+    const fn str_eq(a: &str, b: &str) -> bool {
+        let (a, b) = (a.as_bytes(), b.as_bytes());
+        if a.len() != b.len() {
+            return false;
+        }
+        let mut i = 0;
+        while i < a.len() {
+            if a[i] != b[i] {
+                return false;
+            }
+            i += 1;
+        }
+        true
+    }
 
     /// Fails to compile, naming this function, for a component that is not
     /// `'static + Send + Sync` (the scheduler hands stores to other threads).

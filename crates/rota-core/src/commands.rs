@@ -9,11 +9,14 @@
 //! iteration is over. Schedules apply each system's buffer at fixed points (see `rota-schedule`).
 
 use std::fmt;
+use std::marker::PhantomData;
+use std::sync::{Mutex, PoisonError};
 
 use crate::bundle::Bundle;
 use crate::component::Component;
 use crate::entity::{Entities, Entity, ReserveCursor};
 use crate::error::{CommandError, EntityNotAlive, SpawnError};
+use crate::system::{BundleWrites, Unrestricted, Writes};
 use crate::world::World;
 
 type SpawnFn = Box<dyn FnOnce(&mut World, Entity) + Send>;
@@ -65,13 +68,34 @@ enum Command {
 /// // Reserved when recorded, before the despawns were applied: the next fresh slot.
 /// assert_eq!(child.slot(), 3);
 /// ```
-pub struct Commands<'w> {
+///
+/// # In systems
+///
+/// A system's `Commands` parameter is typed by its system: `insert`, `remove` and `spawn` only
+/// compile for components the system declares in `writes(..)`, and `queue` (arbitrary world
+/// access) is not offered. Its commands are applied at the schedule's sync points.
+pub struct Commands<'w, S = Unrestricted> {
     entities: &'w Entities,
     cursor: ReserveCursor,
     ops: Vec<Command>,
+    /// A system's buffer hands its commands to the runner here when dropped.
+    sink: Option<&'w Mutex<CommandQueue>>,
+    _system: PhantomData<fn() -> S>,
 }
 
-impl fmt::Debug for Commands<'_> {
+impl<S> Drop for Commands<'_, S> {
+    fn drop(&mut self) {
+        if let Some(sink) = self.sink {
+            let ops = std::mem::take(&mut self.ops);
+            sink.lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .ops
+                .extend(ops);
+        }
+    }
+}
+
+impl<S> fmt::Debug for Commands<'_, S> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Commands")
             .field("len", &self.ops.len())
@@ -79,13 +103,41 @@ impl fmt::Debug for Commands<'_> {
     }
 }
 
-impl<'w> Commands<'w> {
+impl<'w> Commands<'w, Unrestricted> {
     /// An empty buffer reserving from `entities` (usually `world.commands()` instead).
-    pub fn new(entities: &'w Entities) -> Commands<'w> {
+    pub fn new(entities: &'w Entities) -> Commands<'w, Unrestricted> {
         Commands {
             entities,
             cursor: ReserveCursor::default(),
             ops: Vec::new(),
+            sink: None,
+            _system: PhantomData,
+        }
+    }
+
+    /// Records an arbitrary change, run with the whole world when its turn comes. Not offered
+    /// to systems: it could touch what they did not declare.
+    pub fn queue(&mut self, f: impl FnOnce(&mut World) + Send + 'static) {
+        self.ops.push(Command::Queue(Box::new(f)));
+    }
+
+    /// Ends recording: the commands, no longer borrowing the world, ready for [`World::apply`].
+    pub fn finish(mut self) -> CommandQueue {
+        CommandQueue {
+            ops: std::mem::take(&mut self.ops),
+        }
+    }
+}
+
+impl<'w, S> Commands<'w, S> {
+    /// A system's buffer: its commands go to `sink` when it is dropped.
+    pub(crate) fn for_system(entities: &'w Entities, sink: &'w Mutex<CommandQueue>) -> Self {
+        Commands {
+            entities,
+            cursor: ReserveCursor::default(),
+            ops: Vec::new(),
+            sink: Some(sink),
+            _system: PhantomData,
         }
     }
 
@@ -104,7 +156,7 @@ impl<'w> Commands<'w> {
     /// # Panics
     ///
     /// If the world has no slot left to reserve (see [`Commands::try_spawn`]).
-    pub fn spawn<B: Bundle>(&mut self, bundle: B) -> Entity {
+    pub fn spawn<B: Bundle + BundleWrites<S>>(&mut self, bundle: B) -> Entity {
         match self.try_spawn(bundle) {
             Ok(e) => e,
             Err(err) => panic!("Commands::spawn: {err}"),
@@ -116,7 +168,10 @@ impl<'w> Commands<'w> {
     /// # Errors
     ///
     /// [`SpawnError::SlotsExhausted`] if no slot is left; nothing is recorded.
-    pub fn try_spawn<B: Bundle>(&mut self, bundle: B) -> Result<Entity, SpawnError> {
+    pub fn try_spawn<B: Bundle + BundleWrites<S>>(
+        &mut self,
+        bundle: B,
+    ) -> Result<Entity, SpawnError> {
         let entity = self.entities.reserve(&mut self.cursor)?;
         self.ops.push(Command::Spawn(
             entity,
@@ -131,7 +186,10 @@ impl<'w> Commands<'w> {
     }
 
     /// Records inserting (or replacing) `entity`'s `T`.
-    pub fn insert<T: Component>(&mut self, entity: Entity, component: T) {
+    pub fn insert<T: Component>(&mut self, entity: Entity, component: T)
+    where
+        S: Writes<T>,
+    {
         self.ops.push(Command::Insert(
             entity,
             T::NAME,
@@ -140,20 +198,13 @@ impl<'w> Commands<'w> {
     }
 
     /// Records removing `entity`'s `T` (nothing happens if it has none).
-    pub fn remove<T: Component>(&mut self, entity: Entity) {
+    pub fn remove<T: Component>(&mut self, entity: Entity)
+    where
+        S: Writes<T>,
+    {
         self.ops.push(Command::Remove(entity, T::NAME, |world, e| {
             world.remove::<T>(e).map(drop)
         }));
-    }
-
-    /// Records an arbitrary change, run with the whole world when its turn comes.
-    pub fn queue(&mut self, f: impl FnOnce(&mut World) + Send + 'static) {
-        self.ops.push(Command::Queue(Box::new(f)));
-    }
-
-    /// Ends recording: the commands, no longer borrowing the world, ready for [`World::apply`].
-    pub fn finish(self) -> CommandQueue {
-        CommandQueue { ops: self.ops }
     }
 }
 
@@ -228,14 +279,37 @@ impl World {
 
     fn apply_ops(&mut self, ops: Vec<Command>) -> ApplyReport {
         let mut report = ApplyReport::default();
+        // Reservations whose spawn was skipped: the handle now names whoever took the slot, so
+        // every later command naming it is skipped too, or it would land on that other entity.
+        let mut failed: Vec<Entity> = Vec::new();
         for (index, op) in ops.into_iter().enumerate() {
+            let target = match &op {
+                Command::Despawn(e) => Some((*e, "despawn", None)),
+                Command::Insert(e, n, _) => Some((*e, "insert", Some(*n))),
+                Command::Remove(e, n, _) => Some((*e, "remove", Some(*n))),
+                Command::Spawn(..) | Command::Queue(_) => None,
+            };
+            if let Some((entity, command, component)) = target {
+                if failed.contains(&entity) {
+                    report.errors.push(CommandError::ReservationFailed {
+                        index,
+                        command,
+                        component,
+                        entity,
+                    });
+                    continue;
+                }
+            }
             let result = match op {
                 Command::Spawn(entity, spawn) => match self.entities.spawn_reserved(entity) {
                     Ok(()) => {
                         spawn(self, entity);
                         Ok(())
                     }
-                    Err(_) => Err(CommandError::ReservationTaken { index, entity }),
+                    Err(_) => {
+                        failed.push(entity);
+                        Err(CommandError::ReservationTaken { index, entity })
+                    }
                 },
                 Command::Despawn(entity) => {
                     self.despawn(entity)

@@ -95,4 +95,20 @@ pub enum CommandError {
         /// The reserved handle.
         entity: Entity,
     },
+    /// The command names an entity reserved by a spawn of the same buffer that was skipped
+    /// ([`CommandError::ReservationTaken`]); the handle now belongs to whoever took the slot, so
+    /// the command is skipped rather than applied to that other entity.
+    #[error(
+        "command #{index} ({command}{}) skipped: {entity} was reserved by a spawn of this buffer that was skipped", component.map(|c| format!(" {c}")).unwrap_or_default()
+    )]
+    ReservationFailed {
+        /// Position of the command in its buffer.
+        index: usize,
+        /// `"despawn"`, `"insert"` or `"remove"`.
+        command: &'static str,
+        /// The component inserted or removed, if any.
+        component: Option<&'static str>,
+        /// The reserved handle.
+        entity: Entity,
+    },
 }

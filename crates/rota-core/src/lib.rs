@@ -58,6 +58,7 @@ mod entity;
 mod error;
 pub mod query;
 mod store;
+pub mod system;
 mod world;
 
 pub use bundle::Bundle;

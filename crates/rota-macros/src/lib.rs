@@ -27,6 +27,7 @@
 #![warn(missing_docs)]
 
 mod derive;
+mod system;
 
 use proc_macro::TokenStream;
 
@@ -42,6 +43,24 @@ use proc_macro::TokenStream;
 #[proc_macro_derive(Component)]
 pub fn derive_component(input: TokenStream) -> TokenStream {
     derive::derive(input.into(), derive::Kind::Component).into()
+}
+
+/// Declares a system: a function whose component and resource accesses are declared, and held
+/// to that declaration by the compiler.
+///
+/// ```ignore
+/// #[system(reads(Velocity), writes(Position))]
+/// fn movement(mut q: Query<(&mut Position, &Velocity)>) {
+///     for (p, v) in &mut q { p.0 += v.0; }
+/// }
+/// ```
+///
+/// Keys: `reads(T, ..)`, `writes(T, ..)` (writes imply reads), `after(system, ..)`,
+/// `every_ticks = N`. The function becomes a constructor `fn movement() -> impl System`; pass
+/// it by name: `world.run(movement)`, `schedule.add(movement)`.
+#[proc_macro_attribute]
+pub fn system(attr: TokenStream, item: TokenStream) -> TokenStream {
+    system::system(attr.into(), item.into()).into()
 }
 
 /// Implements `rota::Resource` for a struct or enum (stored once per world).

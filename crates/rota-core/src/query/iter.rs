@@ -1,7 +1,8 @@
 //! `QueryIter` and the `World` methods that start queries.
 
 use super::{
-    Access, Borrows, Driver, QueryData, ReadOnlyQueryData, find_alias, find_alias_runtime,
+    Access, Borrows, ConstAccess, Driver, QueryData, ReadOnlyQueryData, find_alias,
+    find_alias_runtime,
 };
 use crate::entity::{EntitiesIter, Entity};
 use crate::error::{QueryAliasError, QueryGetError};
@@ -105,6 +106,15 @@ impl<'w, Q: QueryData, F: QueryData> QueryIter<'w, Q, F> {
     }
 }
 
+impl<Q: QueryData, F: QueryData> std::fmt::Debug for QueryIter<'_, Q, F> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("QueryIter")
+            .field("query", &std::any::type_name::<Q>())
+            .field("filter", &std::any::type_name::<F>())
+            .finish_non_exhaustive()
+    }
+}
+
 impl<'w, Q: QueryData, F: QueryData> Iterator for QueryIter<'w, Q, F> {
     type Item = Q::Item<'w>;
 
@@ -143,7 +153,7 @@ fn checked_access<Q: QueryData, F: QueryData>() -> Result<Vec<Access>, QueryAlia
 struct AliasCheck<Q, F>(std::marker::PhantomData<(Q, F)>);
 impl<Q: QueryData, F: QueryData> AliasCheck<Q, F> {
     const OK: () = {
-        if find_alias(&Q::ACCESS).is_some() || find_alias(&F::ACCESS).is_some() {
+        if find_alias(&ConstAccess::List(&[Q::ACCESS, F::ACCESS])).is_some() {
             panic!(
                 "a query names the same component twice and one of the two is `&mut`: it would alias. Split it into two queries"
             );

@@ -113,9 +113,9 @@ impl<'w> Driver<'w> {
     }
 }
 
-enum Borrowed<'w> {
+pub(crate) enum Borrowed<'w> {
     Shared(&'w dyn ErasedStore),
-    Exclusive(&'w mut dyn ErasedStore),
+    Exclusive(&'w mut (dyn ErasedStore + 'static)),
     Taken,
 }
 
@@ -157,6 +157,86 @@ impl<'w> Borrows<'w> {
             entities: &world.entities,
             world: None,
             entries,
+        }
+    }
+
+    pub(crate) fn from_parts(
+        entities: &'w Entities,
+        entries: Vec<(TypeId, &'static str, Borrowed<'w>)>,
+    ) -> Borrows<'w> {
+        Borrows {
+            entities,
+            world: None,
+            entries,
+        }
+    }
+
+    /// Moves what `accesses` need into a new set of borrows: exclusive entries for writes
+    /// (leaving them taken here), copies of shared ones for reads.
+    ///
+    /// # Panics
+    ///
+    /// If a write is requested for a type already taken or only shared — two parameters of one
+    /// system writing the same component, which `#[system]` refuses at compile time for
+    /// components with a unique key.
+    pub(crate) fn take(&mut self, accesses: &[Access], system: &'static str) -> Borrows<'w> {
+        if let Some(world) = self.world {
+            return Borrows::read_only(world);
+        }
+        let mut entries = Vec::with_capacity(accesses.len());
+        for a in accesses {
+            let Some((_, _, slot)) = self.entries.iter_mut().find(|(t, _, _)| *t == a.type_id)
+            else {
+                continue; // no such store yet: the query finds nothing
+            };
+            if entries.iter().any(|(t, _, _)| *t == a.type_id) {
+                continue;
+            }
+            let borrowed = match std::mem::replace(slot, Borrowed::Taken) {
+                Borrowed::Exclusive(x) if a.write => Borrowed::Exclusive(x),
+                Borrowed::Exclusive(x) => {
+                    let s: &'w dyn ErasedStore = x;
+                    *slot = Borrowed::Shared(s);
+                    Borrowed::Shared(s)
+                }
+                Borrowed::Shared(s) if !a.write => {
+                    *slot = Borrowed::Shared(s);
+                    Borrowed::Shared(s)
+                }
+                other => {
+                    *slot = other;
+                    panic!(
+                        "system `{system}`: component `{}` is borrowed by two parameters and one of them writes it",
+                        a.name
+                    )
+                }
+            };
+            entries.push((a.type_id, a.name, borrowed));
+        }
+        Borrows {
+            entities: self.entities,
+            world: None,
+            entries,
+        }
+    }
+
+    /// A shared copy for read-only iteration through `&self`.
+    pub(crate) fn reborrow_shared(&self) -> Borrows<'_> {
+        Borrows {
+            entities: self.entities,
+            world: self.world,
+            entries: self
+                .entries
+                .iter()
+                .filter_map(|(t, n, b)| {
+                    let s: &dyn ErasedStore = match b {
+                        Borrowed::Shared(s) => *s,
+                        Borrowed::Exclusive(x) => &**x,
+                        Borrowed::Taken => return None,
+                    };
+                    Some((*t, *n, Borrowed::Shared(s)))
+                })
+                .collect(),
         }
     }
 

@@ -1,7 +1,7 @@
 //! The `World`: the entity allocator, one store per component type, resources and the tick.
 
 mod erased;
-mod resources;
+pub(crate) mod resources;
 
 use std::any::TypeId;
 use std::collections::BTreeMap;
@@ -198,8 +198,8 @@ impl World {
         let mut indices = Vec::new();
         B::register(self, &mut indices);
         let hint = bundles.size_hint().0;
-        for &i in &indices {
-            B::reserve(&mut self.stores, &indices, i, hint);
+        for position in 0..indices.len() {
+            B::reserve(&mut self.stores, &indices, position, hint);
         }
         let mut out = Vec::with_capacity(hint);
         for bundle in bundles {

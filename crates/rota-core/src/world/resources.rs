@@ -8,6 +8,7 @@ use crate::error::ResourceError;
 use crate::world::World;
 
 pub(crate) struct ResourceEntry {
+    pub(crate) type_id: TypeId,
     pub(crate) name: &'static str,
     pub(crate) value: Option<Box<dyn Any + Send + Sync>>,
 }
@@ -37,6 +38,7 @@ impl Resources {
         let i = *self.index.entry(TypeId::of::<R>()).or_insert(next);
         if i == next {
             self.entries.push(ResourceEntry {
+                type_id: TypeId::of::<R>(),
                 name: R::NAME,
                 value: None,
             });

@@ -38,6 +38,13 @@ pub(crate) fn expand(model: &Model, kind: Kind) -> TokenStream {
                     const NAME: &'static str = #name;
                     const UNIQUE_KEY: ::core::option::Option<&'static str> = #key;
                 }
+                impl #impl_generics ::rota::__private::Declarable for #ident #ty_generics
+                #where_clause
+                {
+                    const KIND: ::rota::__private::AccessKind =
+                        ::rota::__private::AccessKind::Component;
+                    const NAME: &'static str = #name;
+                }
                 const _: () = {
                     #[allow(dead_code)]
                     fn component_must_be_send_sync_static #impl_generics () #where_clause {
@@ -50,6 +57,12 @@ pub(crate) fn expand(model: &Model, kind: Kind) -> TokenStream {
             impl #impl_generics ::rota::__private::Resource for #ident #ty_generics
             #where_clause
             {
+                const NAME: &'static str = #name;
+            }
+            impl #impl_generics ::rota::__private::Declarable for #ident #ty_generics
+            #where_clause
+            {
+                const KIND: ::rota::__private::AccessKind = ::rota::__private::AccessKind::Resource;
                 const NAME: &'static str = #name;
             }
             const _: () = {

@@ -1,0 +1,252 @@
+//! Systems: functions whose declared accesses are data (a [`SystemDescriptor`]) and types (the
+//! [`Reads`]/[`Writes`] markers on the system's own type), so the two cannot disagree.
+//!
+//! `#[system(reads(..), writes(..))]` (in `rota-macros`) turns a function into a constructor
+//! `fn name() -> impl System`. The system's marker type is declared *inside* that function, so
+//! no code outside the macro's output can name it — which is what makes a hand-written
+//! `impl Writes<Health> for movement` impossible.
+
+mod access;
+mod param;
+mod split;
+
+use std::any::TypeId;
+use std::sync::{Mutex, PoisonError};
+
+pub use access::{AccessKind, BundleWrites, Declarable, QueryAccess, Reads, Unrestricted, Writes};
+pub use param::{Local, Query, Res, ResMut, SystemParam};
+pub use split::{ResourceBorrows, SplitError, SystemBorrows};
+
+use crate::commands::{ApplyReport, CommandQueue};
+use crate::query::Borrows;
+use crate::world::World;
+
+/// One type a system declared, as data.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct DeclaredAccess {
+    /// The type's `TypeId`.
+    pub type_id: TypeId,
+    /// The type's name.
+    pub name: &'static str,
+    /// Component or resource.
+    pub kind: AccessKind,
+}
+
+/// A reference to a system by identity (its marker's `TypeId`) and name.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct SystemRef {
+    /// The system marker's `TypeId`.
+    pub id: TypeId,
+    /// The system's name.
+    pub name: &'static str,
+}
+
+/// What a system declared, as data the scheduler consumes: name, reads, writes, `after`,
+/// `every_ticks`, and whether it records `Commands`.
+///
+/// `#[system]` builds it from the same lists it turns into `Reads`/`Writes` impls, so the
+/// descriptor and what the body can access cannot disagree.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SystemDescriptor {
+    /// The system's name (the function's identifier).
+    pub name: &'static str,
+    /// The system's identity.
+    pub id: TypeId,
+    /// Types read and not written, in declaration order.
+    pub reads: Vec<DeclaredAccess>,
+    /// Types written (and therefore also read), in declaration order.
+    pub writes: Vec<DeclaredAccess>,
+    /// Systems this one runs after.
+    pub after: Vec<SystemRef>,
+    /// Runs on ticks where `tick % every_ticks == 0`; 1 means every tick.
+    pub every_ticks: u64,
+    /// Whether the system has a `Commands` parameter.
+    pub uses_commands: bool,
+}
+
+impl SystemDescriptor {
+    /// A descriptor with no accesses, running every tick.
+    pub fn new(name: &'static str, id: TypeId) -> SystemDescriptor {
+        SystemDescriptor {
+            name,
+            id,
+            reads: Vec::new(),
+            writes: Vec::new(),
+            after: Vec::new(),
+            every_ticks: 1,
+            uses_commands: false,
+        }
+    }
+
+    /// Declares a read of `T` (ignored if `T` is already written).
+    pub fn read<T: Declarable>(mut self) -> Self {
+        let a = declared::<T>();
+        if !self.writes.contains(&a) && !self.reads.contains(&a) {
+            self.reads.push(a);
+        }
+        self
+    }
+
+    /// Declares a write of `T` (which implies reading it).
+    pub fn write<T: Declarable>(mut self) -> Self {
+        let a = declared::<T>();
+        self.reads.retain(|r| *r != a);
+        if !self.writes.contains(&a) {
+            self.writes.push(a);
+        }
+        self
+    }
+
+    /// Declares that this system runs after `other`.
+    pub fn after(mut self, other: SystemRef) -> Self {
+        self.after.push(other);
+        self
+    }
+
+    /// Sets the stride in whole ticks.
+    pub fn every_ticks(mut self, n: u64) -> Self {
+        self.every_ticks = n;
+        self
+    }
+
+    /// Marks the system as recording `Commands`.
+    pub fn uses_commands(mut self) -> Self {
+        self.uses_commands = true;
+        self
+    }
+
+    /// Whether the system reads (and does not write) the type `id`.
+    pub fn reads_type(&self, id: TypeId) -> bool {
+        self.reads.iter().any(|a| a.type_id == id)
+    }
+
+    /// Whether the system writes the type `id`.
+    pub fn writes_type(&self, id: TypeId) -> bool {
+        self.writes.iter().any(|a| a.type_id == id)
+    }
+
+    /// Why `self` and `other` may not run at the same time, if they may not: the first type one
+    /// writes and the other reads or writes, or `"Commands"` when both record commands (their
+    /// reservations must see each other's applied spawns).
+    pub fn conflict_with(&self, other: &SystemDescriptor) -> Option<&'static str> {
+        for w in &self.writes {
+            if other.writes_type(w.type_id) || other.reads_type(w.type_id) {
+                return Some(w.name);
+            }
+        }
+        for w in &other.writes {
+            if self.reads_type(w.type_id) {
+                return Some(w.name);
+            }
+        }
+        (self.uses_commands && other.uses_commands).then_some("Commands")
+    }
+}
+
+fn declared<T: Declarable>() -> DeclaredAccess {
+    DeclaredAccess {
+        type_id: TypeId::of::<T>(),
+        name: T::NAME,
+        kind: T::KIND,
+    }
+}
+
+/// A system: implemented by `#[system]` for the system's (unnameable) marker type.
+pub trait System: Send + Sync + 'static {
+    /// The system's name.
+    const NAME: &'static str;
+    /// Per-system state (its `Local` parameters), kept by a schedule between runs.
+    type State: Send + 'static;
+    /// What the system declared.
+    fn descriptor(&self) -> SystemDescriptor;
+    /// Fresh state.
+    fn init_state(&self) -> Self::State;
+    /// Runs the system once with the stores and resources it declared.
+    fn run(&self, state: &mut Self::State, context: SystemContext<'_>);
+}
+
+/// Something that makes a system: the function `#[system]` generates (`movement`, not
+/// `movement()`), so `world.run(movement)` and `schedule.add(movement)` read naturally.
+pub trait IntoSystem {
+    /// The system made.
+    type System: System;
+    /// Makes it.
+    fn into_system(self) -> Self::System;
+}
+
+impl<F: FnOnce() -> S, S: System> IntoSystem for F {
+    type System = S;
+    fn into_system(self) -> S {
+        self()
+    }
+}
+
+/// The identity of the system a `#[system]` function makes (used for `after(..)`).
+pub fn system_ref<F: IntoSystem>(_: F) -> SystemRef {
+    SystemRef {
+        id: TypeId::of::<F::System>(),
+        name: <F::System as System>::NAME,
+    }
+}
+
+/// What a running system sees: the stores and resources it declared, the entity allocator, and
+/// the sink its `Commands` flush into.
+pub struct SystemContext<'w> {
+    pub(crate) stores: Borrows<'w>,
+    pub(crate) resources: ResourceBorrows<'w>,
+    pub(crate) sink: &'w Mutex<CommandQueue>,
+    pub(crate) system: &'static str,
+}
+
+impl<'w> SystemContext<'w> {
+    /// A context over `borrows`, flushing commands into `sink`.
+    pub fn new(
+        borrows: SystemBorrows<'w>,
+        sink: &'w Mutex<CommandQueue>,
+        system: &'static str,
+    ) -> SystemContext<'w> {
+        SystemContext {
+            stores: borrows.stores,
+            resources: borrows.resources,
+            sink,
+            system,
+        }
+    }
+
+    /// The running system's name.
+    pub fn system_name(&self) -> &'static str {
+        self.system
+    }
+}
+
+impl World {
+    /// Runs one system once, now, then applies its commands. `Local` state starts fresh each
+    /// call (a schedule keeps it between ticks).
+    ///
+    /// ```ignore
+    /// world.run(movement);
+    /// ```
+    ///
+    /// # Panics
+    ///
+    /// If the system reads a resource that is not in the world, or its descriptor writes and
+    /// reads the same type (impossible for `#[system]`-made systems).
+    pub fn run<F: IntoSystem>(&mut self, system: F) -> ApplyReport {
+        let system = system.into_system();
+        let descriptor = system.descriptor();
+        let mut state = system.init_state();
+        let sink = Mutex::new(CommandQueue::default());
+        {
+            let borrows = match self.split_for_systems(&[&descriptor]) {
+                Ok(mut v) => v.pop().expect("one set of borrows per system"),
+                Err(e) => panic!("{e}"),
+            };
+            system.run(
+                &mut state,
+                SystemContext::new(borrows, &sink, descriptor.name),
+            );
+        }
+        let queue = sink.into_inner().unwrap_or_else(PoisonError::into_inner);
+        self.apply(queue)
+    }
+}

@@ -1,0 +1,177 @@
+//! Splitting a `&mut World` into per-system borrows: exclusive for writes, shared for reads.
+//! This is how systems run in parallel without `unsafe`: the borrow checker sees one `&mut` per
+//! store, handed to at most one system.
+
+use std::any::{Any, TypeId};
+
+use super::SystemDescriptor;
+use crate::component::Resource;
+use crate::query::{Borrowed, Borrows};
+use crate::world::World;
+use crate::world::resources::{downcast_resource, downcast_resource_mut};
+
+/// Two systems handed to [`World::split_for_systems`] may not share a type.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "systems `{first}` and `{second}` cannot run together: both access `{name}` and one writes it"
+)]
+pub struct SplitError {
+    /// The earlier system.
+    pub first: &'static str,
+    /// The later system.
+    pub second: &'static str,
+    /// The type both access.
+    pub name: &'static str,
+}
+
+type AnyResource = dyn Any + Send + Sync + 'static;
+
+enum ResBorrowed<'w> {
+    Shared(&'w AnyResource),
+    Exclusive(&'w mut AnyResource),
+    Taken,
+}
+
+/// The resources one system borrowed.
+pub struct ResourceBorrows<'w> {
+    entries: Vec<(TypeId, ResBorrowed<'w>)>,
+}
+
+impl<'w> ResourceBorrows<'w> {
+    /// Shared access to `R`, if it is in the world and was borrowed.
+    pub fn shared<R: Resource>(&mut self) -> Option<&'w R> {
+        let id = TypeId::of::<R>();
+        let (_, slot) = self.entries.iter_mut().find(|(t, _)| *t == id)?;
+        match std::mem::replace(slot, ResBorrowed::Taken) {
+            ResBorrowed::Shared(r) => {
+                *slot = ResBorrowed::Shared(r);
+                Some(downcast_resource::<R>(r))
+            }
+            ResBorrowed::Exclusive(r) => {
+                let r: &'w AnyResource = r;
+                *slot = ResBorrowed::Shared(r);
+                Some(downcast_resource::<R>(r))
+            }
+            ResBorrowed::Taken => None,
+        }
+    }
+
+    /// Exclusive access to `R`, if it is in the world, was borrowed exclusively and not yet
+    /// taken.
+    pub fn exclusive<R: Resource>(&mut self) -> Option<&'w mut R> {
+        let id = TypeId::of::<R>();
+        let (_, slot) = self.entries.iter_mut().find(|(t, _)| *t == id)?;
+        match std::mem::replace(slot, ResBorrowed::Taken) {
+            ResBorrowed::Exclusive(r) => Some(downcast_resource_mut::<R>(r)),
+            other => {
+                *slot = other;
+                None
+            }
+        }
+    }
+}
+
+/// Everything one system borrowed from a world.
+pub struct SystemBorrows<'w> {
+    pub(crate) stores: Borrows<'w>,
+    pub(crate) resources: ResourceBorrows<'w>,
+}
+
+fn users(
+    systems: &[&SystemDescriptor],
+    id: TypeId,
+    name: &'static str,
+) -> Result<(Option<usize>, Vec<usize>), SplitError> {
+    let mut writer: Option<usize> = None;
+    let mut readers: Vec<usize> = Vec::new();
+    for (i, d) in systems.iter().enumerate() {
+        if d.writes_type(id) {
+            if let Some(w) = writer {
+                return Err(SplitError {
+                    first: systems[w].name,
+                    second: d.name,
+                    name,
+                });
+            }
+            writer = Some(i);
+        } else if d.reads_type(id) {
+            readers.push(i);
+        }
+    }
+    if let (Some(w), Some(&r)) = (writer, readers.first()) {
+        let (a, b) = if w < r { (w, r) } else { (r, w) };
+        return Err(SplitError {
+            first: systems[a].name,
+            second: systems[b].name,
+            name,
+        });
+    }
+    Ok((writer, readers))
+}
+
+impl World {
+    /// Splits this world among `systems`, which must not conflict: each gets exclusive borrows
+    /// of the stores and resources it writes and shared borrows of those it reads. Settles the
+    /// stores first.
+    ///
+    /// # Errors
+    ///
+    /// [`SplitError`] naming two systems and the type they both access with a write.
+    pub fn split_for_systems<'w>(
+        &'w mut self,
+        systems: &[&SystemDescriptor],
+    ) -> Result<Vec<SystemBorrows<'w>>, SplitError> {
+        let mut stores: Vec<Vec<_>> = (0..systems.len()).map(|_| Vec::new()).collect();
+        let mut resources: Vec<Vec<_>> = (0..systems.len()).map(|_| Vec::new()).collect();
+        let World {
+            entities,
+            stores: all_stores,
+            resources: all_resources,
+            ..
+        } = self;
+        for entry in all_stores.iter_mut() {
+            let (writer, readers) = users(systems, entry.type_id, entry.name)?;
+            if writer.is_none() && readers.is_empty() {
+                continue;
+            }
+            entry.store.settle();
+            match writer {
+                Some(w) => stores[w].push((
+                    entry.type_id,
+                    entry.name,
+                    Borrowed::Exclusive(&mut *entry.store),
+                )),
+                None => {
+                    let shared: &_ = &*entry.store;
+                    for &r in &readers {
+                        stores[r].push((entry.type_id, entry.name, Borrowed::Shared(shared)));
+                    }
+                }
+            }
+        }
+        for entry in all_resources.entries.iter_mut() {
+            let (writer, readers) = users(systems, entry.type_id, entry.name)?;
+            let Some(value) = entry.value.as_deref_mut() else {
+                continue;
+            };
+            match writer {
+                Some(w) => resources[w].push((entry.type_id, ResBorrowed::Exclusive(value))),
+                None => {
+                    let shared: &AnyResource = value;
+                    for &r in &readers {
+                        resources[r].push((entry.type_id, ResBorrowed::Shared(shared)));
+                    }
+                }
+            }
+        }
+        let entities = &*entities;
+        Ok(stores
+            .into_iter()
+            .zip(resources)
+            .map(|(s, r)| SystemBorrows {
+                stores: Borrows::from_parts(entities, s),
+                resources: ResourceBorrows { entries: r },
+            })
+            .collect())
+    }
+}

@@ -1,0 +1,247 @@
+//! Parsing `#[system(..)]` and the function it decorates into a small model. Syntax errors in
+//! one key do not stop the others from being read: every error is collected.
+
+use proc_macro2::{Span, TokenStream};
+use syn::parse::{ParseStream, Parser};
+use syn::punctuated::Punctuated;
+use syn::spanned::Spanned;
+use syn::{Token, Type};
+
+use super::combine;
+
+/// The attribute keys, as named constants so messages and parsing agree.
+pub(crate) const READS: &str = "reads";
+pub(crate) const WRITES: &str = "writes";
+pub(crate) const AFTER: &str = "after";
+pub(crate) const EVERY_TICKS: &str = "every_ticks";
+pub(crate) const KEYS: [&str; 4] = [READS, WRITES, AFTER, EVERY_TICKS];
+
+/// A `reads(..)`/`writes(..)` entry: the type as written, for spans and messages.
+pub(crate) struct Declared {
+    pub(crate) ty: Type,
+}
+
+/// What a parameter's type is, as far as syntax can tell.
+pub(crate) enum ParamKind {
+    /// `Query<Q>` / `Query<Q, F>` (any path ending in `Query`).
+    Query { data: Type, filter: Option<Type> },
+    /// `Res<R>`.
+    Res,
+    /// `ResMut<R>`.
+    ResMut,
+    /// `Commands`.
+    Commands,
+    /// `Local<T>`.
+    Local,
+    /// `&Entities`.
+    Entities,
+    /// Anything else: accepted only if it implements `SystemParam` for the system.
+    Other,
+}
+
+pub(crate) struct Param {
+    pub(crate) pat: syn::Pat,
+    pub(crate) ty: Type,
+    pub(crate) kind: ParamKind,
+    /// The parameter's name, for messages.
+    pub(crate) name: String,
+}
+
+pub(crate) struct Model {
+    pub(crate) item: syn::ItemFn,
+    pub(crate) reads: Vec<Declared>,
+    pub(crate) writes: Vec<Declared>,
+    pub(crate) after: Vec<syn::Path>,
+    pub(crate) every_ticks: Option<syn::LitInt>,
+    /// Keys seen, with their spans (for duplicate-key errors).
+    pub(crate) params: Vec<Param>,
+    /// Receivers (`self`) found, rejected by validation.
+    pub(crate) receivers: Vec<Span>,
+}
+
+pub(crate) fn parse(attr: TokenStream, item: TokenStream) -> syn::Result<Model> {
+    let item: syn::ItemFn = syn::parse2(item)?;
+    let mut errors = Vec::new();
+    let mut model = Model {
+        item,
+        reads: Vec::new(),
+        writes: Vec::new(),
+        after: Vec::new(),
+        every_ticks: None,
+        params: Vec::new(),
+        receivers: Vec::new(),
+    };
+    let attr_parser = |input: ParseStream<'_>| parse_attr(input, &mut model, &mut errors);
+    if let Err(e) = attr_parser.parse2(attr) {
+        errors.push(e);
+    }
+    let inputs: Vec<syn::FnArg> = model.item.sig.inputs.iter().cloned().collect();
+    for input in inputs {
+        match input {
+            syn::FnArg::Receiver(r) => model.receivers.push(r.span()),
+            syn::FnArg::Typed(pt) => model.params.push(classify(*pt.pat, *pt.ty)),
+        }
+    }
+    combine(errors)?;
+    Ok(model)
+}
+
+fn parse_attr(
+    input: ParseStream<'_>,
+    model: &mut Model,
+    errors: &mut Vec<syn::Error>,
+) -> syn::Result<()> {
+    let mut seen: Vec<(String, Span)> = Vec::new();
+    while !input.is_empty() {
+        let key: syn::Ident = input.parse()?;
+        let name = key.to_string();
+        if let Some((_, first)) = seen.iter().find(|(k, _)| *k == name) {
+            let mut e = syn::Error::new(
+                key.span(),
+                format!("`{name}` is given twice; list everything in one `{name}(..)`"),
+            );
+            e.combine(syn::Error::new(*first, format!("first `{name}` here")));
+            errors.push(e);
+        }
+        seen.push((name.clone(), key.span()));
+        let is_list = matches!(name.as_str(), READS | WRITES | AFTER);
+        if input.peek(Token![=]) {
+            let eq: Token![=] = input.parse()?;
+            let value: syn::Expr = input.parse()?;
+            if is_list {
+                errors.push(syn::Error::new(
+                    eq.span.join(value.span()).unwrap_or(eq.span),
+                    format!(
+                        "write `{name}(A, B)`, not `{name} = ..`: rota's attribute lists types in parentheses, e.g. `#[system(reads(Velocity), writes(Position))]`"
+                    ),
+                ));
+            } else if name == EVERY_TICKS {
+                match value {
+                    syn::Expr::Lit(syn::ExprLit {
+                        lit: syn::Lit::Int(lit),
+                        ..
+                    }) => model.every_ticks = Some(lit),
+                    other => errors.push(syn::Error::new_spanned(
+                        other,
+                        "`every_ticks` takes a whole number of ticks, e.g. `every_ticks = 4` (strides are whole ticks, never seconds)",
+                    )),
+                }
+            } else {
+                errors.push(unknown_key(&key));
+            }
+        } else if input.peek(syn::token::Paren) {
+            let content;
+            syn::parenthesized!(content in input);
+            match name.as_str() {
+                READS | WRITES => match Punctuated::<Type, Token![,]>::parse_terminated(&content) {
+                    Ok(types) => {
+                        let list = if name == READS {
+                            &mut model.reads
+                        } else {
+                            &mut model.writes
+                        };
+                        list.extend(types.into_iter().map(|ty| Declared { ty }));
+                    }
+                    Err(e) => errors.push(e),
+                },
+                AFTER => match Punctuated::<syn::Path, Token![,]>::parse_terminated(&content) {
+                    Ok(paths) => model.after.extend(paths),
+                    Err(e) => errors.push(e),
+                },
+                EVERY_TICKS => errors.push(syn::Error::new(
+                    key.span(),
+                    "write `every_ticks = N`, not `every_ticks(N)`",
+                )),
+                _ => {
+                    let _: TokenStream = content.parse()?;
+                    errors.push(unknown_key(&key));
+                }
+            }
+        } else {
+            errors.push(if KEYS.contains(&name.as_str()) {
+                syn::Error::new(
+                    key.span(),
+                    format!("`{name}` needs a value: see the `#[system]` documentation"),
+                )
+            } else {
+                unknown_key(&key)
+            });
+        }
+        if input.is_empty() {
+            break;
+        }
+        input.parse::<Token![,]>()?;
+    }
+    Ok(())
+}
+
+fn unknown_key(key: &syn::Ident) -> syn::Error {
+    syn::Error::new(
+        key.span(),
+        format!(
+            "unknown key `{key}` in `#[system(..)]`; valid keys are `reads(..)`, `writes(..)`, `after(..)` and `every_ticks = N`"
+        ),
+    )
+}
+
+fn last_segment(ty: &Type) -> Option<&syn::PathSegment> {
+    match ty {
+        Type::Path(p) if p.qself.is_none() => p.path.segments.last(),
+        _ => None,
+    }
+}
+
+fn type_args(seg: &syn::PathSegment) -> Vec<Type> {
+    match &seg.arguments {
+        syn::PathArguments::AngleBracketed(a) => a
+            .args
+            .iter()
+            .filter_map(|arg| match arg {
+                syn::GenericArgument::Type(t) => Some(t.clone()),
+                _ => None,
+            })
+            .collect(),
+        _ => Vec::new(),
+    }
+}
+
+fn classify(pat: syn::Pat, ty: Type) -> Param {
+    let name = match &pat {
+        syn::Pat::Ident(i) => i.ident.to_string(),
+        _ => "_".to_string(),
+    };
+    let kind = match (&ty, last_segment(&ty)) {
+        (_, Some(seg)) => {
+            let args = type_args(seg);
+            match seg.ident.to_string().as_str() {
+                "Query" if !args.is_empty() => ParamKind::Query {
+                    data: args[0].clone(),
+                    filter: args.get(1).cloned(),
+                },
+                "Res" => ParamKind::Res,
+                "ResMut" => ParamKind::ResMut,
+                "Commands" => ParamKind::Commands,
+                "Local" => ParamKind::Local,
+                _ => ParamKind::Other,
+            }
+        }
+        (Type::Reference(r), None)
+            if r.mutability.is_none()
+                && last_segment(&r.elem).is_some_and(|s| s.ident == "Entities") =>
+        {
+            ParamKind::Entities
+        }
+        _ => ParamKind::Other,
+    };
+    Param {
+        pat,
+        ty,
+        kind,
+        name,
+    }
+}
+
+/// For validation: how many type arguments a parameter path carries.
+pub(crate) fn type_arg_count(ty: &Type) -> usize {
+    last_segment(ty).map_or(0, |s| type_args(s).len())
+}
