@@ -2,6 +2,7 @@
 
 mod queries;
 mod storage_model;
+mod systems;
 mod ui;
 mod world;
 mod world_model;

@@ -153,8 +153,11 @@ macro_rules! with_mask {
     ($mask:expr, $mk:ident => $body:expr) => {
         match $mask & 0xF {
             0x0 => {
+                // The empty bundle `()`: passing the closure's unit result is the point here.
                 let $mk = |_: &Vals| ();
-                $body
+                #[allow(clippy::unit_arg)]
+                let out = $body;
+                out
             }
             0x1 => {
                 let $mk = |v: &Vals| (A(v.a),);
@@ -554,6 +557,25 @@ enum Val {
     D,
 }
 
+/// The component's name as `CommandError`s report it (the type identifier).
+fn kind_name(k: Kind) -> &'static str {
+    match k {
+        Kind::A => "A",
+        Kind::B => "B",
+        Kind::C => "C",
+        Kind::D => "D",
+    }
+}
+
+fn val_name(v: Val) -> &'static str {
+    kind_name(match v {
+        Val::A(_) => Kind::A,
+        Val::B(_) => Kind::B,
+        Val::C(_) => Kind::C,
+        Val::D => Kind::D,
+    })
+}
+
 /// A handle chosen at run time: the i-th live entity (mod the live count), the i-th handle
 /// ever issued (mod their count: mostly stale ones), or raw bits (possibly never issued).
 #[derive(Clone, Copy, Debug)]
@@ -871,7 +893,26 @@ impl Harness {
         // Replay on the oracle.
         let mut exp_report = ApplyReport::default();
         let mut exp_queued = Vec::new();
+        // Reservations whose spawn was skipped: later commands naming them are skipped too.
+        let mut failed: Vec<Entity> = Vec::new();
         for (index, rc) in resolved.iter().enumerate() {
+            let target = match *rc {
+                RCmd::Despawn(e) => Some((e, "despawn", None)),
+                RCmd::Insert(e, v) => Some((e, "insert", Some(val_name(v)))),
+                RCmd::Remove(e, k) => Some((e, "remove", Some(kind_name(k)))),
+                RCmd::Spawn(..) | RCmd::QueueSpawn(_) => None,
+            };
+            if let Some((entity, command, component)) = target
+                && failed.contains(&entity)
+            {
+                exp_report.errors.push(CommandError::ReservationFailed {
+                    index,
+                    command,
+                    component,
+                    entity,
+                });
+                continue;
+            }
             let not_alive = |command, component, entity| CommandError::EntityNotAlive {
                 index,
                 command,
@@ -883,6 +924,7 @@ impl Harness {
                     if self.oracle.spawn_reserved(e, row_of(spec.mask, &spec.vals)) {
                         Ok(())
                     } else {
+                        failed.push(e);
                         Err(CommandError::ReservationTaken { index, entity: e })
                     }
                 }
@@ -903,15 +945,7 @@ impl Harness {
                         }
                         Ok(())
                     }
-                    None => {
-                        let name = match v {
-                            Val::A(_) => "A",
-                            Val::B(_) => "B",
-                            Val::C(_) => "C",
-                            Val::D => "D",
-                        };
-                        Err(not_alive("insert", Some(name), e))
-                    }
+                    None => Err(not_alive("insert", Some(val_name(v)), e)),
                 },
                 RCmd::Remove(e, k) => match self.oracle.row_mut(e) {
                     Some(row) => {
@@ -923,15 +957,7 @@ impl Harness {
                         }
                         Ok(())
                     }
-                    None => {
-                        let name = match k {
-                            Kind::A => "A",
-                            Kind::B => "B",
-                            Kind::C => "C",
-                            Kind::D => "D",
-                        };
-                        Err(not_alive("remove", Some(name), e))
-                    }
+                    None => Err(not_alive("remove", Some(kind_name(k)), e)),
                 },
                 RCmd::QueueSpawn(spec) => {
                     exp_queued.push(self.oracle.spawn(row_of(spec.mask, &spec.vals)));
@@ -1391,8 +1417,11 @@ fn history() -> impl Strategy<Value = History> {
 
 fn history_independence(targets: &[Target], h1: &History, h2: &History) -> Result<(), String> {
     let mut oracle = Oracle::default();
-    for t in targets {
-        let e = oracle.spawn(row_of(t.spec.mask, &t.spec.vals));
+    let handles: Vec<Entity> = targets
+        .iter()
+        .map(|t| oracle.spawn(row_of(t.spec.mask, &t.spec.vals)))
+        .collect();
+    for (t, &e) in targets.iter().zip(&handles) {
         if !t.alive {
             oracle.despawn(e);
         }

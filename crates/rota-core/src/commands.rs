@@ -16,7 +16,7 @@ use crate::bundle::Bundle;
 use crate::component::Component;
 use crate::entity::{Entities, Entity, ReserveCursor};
 use crate::error::{CommandError, EntityNotAlive, SpawnError};
-use crate::system::{BundleWrites, Unrestricted, Writes};
+use crate::system::{BundleWrites, Unrestricted, WrittenBy};
 use crate::world::World;
 
 type SpawnFn = Box<dyn FnOnce(&mut World, Entity) + Send>;
@@ -186,10 +186,7 @@ impl<'w, S> Commands<'w, S> {
     }
 
     /// Records inserting (or replacing) `entity`'s `T`.
-    pub fn insert<T: Component>(&mut self, entity: Entity, component: T)
-    where
-        S: Writes<T>,
-    {
+    pub fn insert<T: Component + WrittenBy<S>>(&mut self, entity: Entity, component: T) {
         self.ops.push(Command::Insert(
             entity,
             T::NAME,
@@ -198,10 +195,7 @@ impl<'w, S> Commands<'w, S> {
     }
 
     /// Records removing `entity`'s `T` (nothing happens if it has none).
-    pub fn remove<T: Component>(&mut self, entity: Entity)
-    where
-        S: Writes<T>,
-    {
+    pub fn remove<T: Component + WrittenBy<S>>(&mut self, entity: Entity) {
         self.ops.push(Command::Remove(entity, T::NAME, |world, e| {
             world.remove::<T>(e).map(drop)
         }));

@@ -25,6 +25,12 @@ pub trait Reads<T: ?Sized> {}
 )]
 pub trait Writes<T: ?Sized>: Reads<T> {}
 
+/// `T: WrittenBy<S>` is `S: Writes<T>` seen from `T`: bounding a method's own type parameter
+/// this way lets the compiler infer `T` from the argument before checking the declaration, so
+/// its message names the component instead of `_`.
+pub trait WrittenBy<S>: Component {}
+impl<S: Writes<T>, T: Component> WrittenBy<S> for T {}
+
 /// The marker of code that is not a system (a `World` used directly): it may access anything.
 #[derive(Copy, Clone, Debug, Default)]
 pub struct Unrestricted;

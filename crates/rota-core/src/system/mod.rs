@@ -13,7 +13,9 @@ mod split;
 use std::any::TypeId;
 use std::sync::{Mutex, PoisonError};
 
-pub use access::{AccessKind, BundleWrites, Declarable, QueryAccess, Reads, Unrestricted, Writes};
+pub use access::{
+    AccessKind, BundleWrites, Declarable, QueryAccess, Reads, Unrestricted, Writes, WrittenBy,
+};
 pub use param::{Local, Query, Res, ResMut, SystemParam};
 pub use split::{ResourceBorrows, SplitError, SystemBorrows};
 

@@ -12,7 +12,7 @@ use crate::commands::Commands;
 use crate::component::Resource;
 use crate::entity::{Entities, Entity};
 use crate::error::QueryGetError;
-use crate::query::{Access, Borrows, QueryIter, ReadOnlyQueryData, find_alias_runtime};
+use crate::query::{Access, Borrows, QueryData, QueryIter, ReadOnlyQueryData, find_alias_runtime};
 
 /// A value a system can take as a parameter.
 ///
@@ -40,22 +40,15 @@ pub trait SystemParam<S>: Sized {
 /// A system's query over the components it declared, in ascending slot order.
 ///
 /// `Q` is the fetched data (`(&mut Position, &Velocity)`), `F` a filter (`With<T>`), `S` the
-/// system marker `#[system]` fills in. Constructing it requires `Q: QueryAccess<S>`: every `&T`
-/// declared read, every `&mut T` declared written.
-pub struct Query<'w, Q, F = (), S = Unrestricted>
-where
-    Q: QueryAccess<S>,
-    F: QueryAccess<S>,
-{
+/// system marker `#[system]` fills in. Constructing it (only `SystemParam::fetch` can) requires
+/// `Q: QueryAccess<S>`: every `&T` declared read, every `&mut T` declared written. The bound sits
+/// on construction alone so an undeclared access is reported once, at the parameter.
+pub struct Query<'w, Q: QueryData, F: QueryData = (), S = Unrestricted> {
     borrows: Borrows<'w>,
     _types: PhantomData<fn() -> (Q, F, S)>,
 }
 
-impl<'w, Q, F, S> Query<'w, Q, F, S>
-where
-    Q: QueryAccess<S>,
-    F: QueryAccess<S>,
-{
+impl<'w, Q: QueryData, F: QueryData, S> Query<'w, Q, F, S> {
     /// Iterates the matches, mutably, in ascending slot order.
     pub fn iter_mut(&mut self) -> QueryIter<'_, Q, F> {
         QueryIter::new(self.borrows.reborrow())
@@ -81,11 +74,7 @@ where
     }
 }
 
-impl<'w, Q, F, S> Query<'w, Q, F, S>
-where
-    Q: QueryAccess<S> + ReadOnlyQueryData,
-    F: QueryAccess<S>,
-{
+impl<'w, Q: ReadOnlyQueryData, F: QueryData, S> Query<'w, Q, F, S> {
     /// Iterates the matches in ascending slot order.
     pub fn iter(&self) -> QueryIter<'_, Q, F> {
         QueryIter::new(self.borrows.reborrow_shared())
@@ -101,11 +90,7 @@ where
     }
 }
 
-impl<'a, 'w, Q, F, S> IntoIterator for &'a mut Query<'w, Q, F, S>
-where
-    Q: QueryAccess<S>,
-    F: QueryAccess<S>,
-{
+impl<'a, 'w, Q: QueryData, F: QueryData, S> IntoIterator for &'a mut Query<'w, Q, F, S> {
     type Item = Q::Item<'a>;
     type IntoIter = QueryIter<'a, Q, F>;
     fn into_iter(self) -> QueryIter<'a, Q, F> {
@@ -139,12 +124,12 @@ where
 }
 
 /// Shared access to a resource the system declared in `reads(..)` (or `writes(..)`).
-pub struct Res<'w, R: Resource, S: Reads<R> = Unrestricted> {
+pub struct Res<'w, R: Resource, S = Unrestricted> {
     value: &'w R,
     _system: PhantomData<fn() -> S>,
 }
 
-impl<R: Resource, S: Reads<R>> Deref for Res<'_, R, S> {
+impl<R: Resource, S> Deref for Res<'_, R, S> {
     type Target = R;
     fn deref(&self) -> &R {
         self.value
@@ -171,19 +156,19 @@ impl<R: Resource, S: Reads<R>> SystemParam<S> for Res<'static, R, S> {
 }
 
 /// Exclusive access to a resource the system declared in `writes(..)`.
-pub struct ResMut<'w, R: Resource, S: Writes<R> = Unrestricted> {
+pub struct ResMut<'w, R: Resource, S = Unrestricted> {
     value: &'w mut R,
     _system: PhantomData<fn() -> S>,
 }
 
-impl<R: Resource, S: Writes<R>> Deref for ResMut<'_, R, S> {
+impl<R: Resource, S> Deref for ResMut<'_, R, S> {
     type Target = R;
     fn deref(&self) -> &R {
         self.value
     }
 }
 
-impl<R: Resource, S: Writes<R>> DerefMut for ResMut<'_, R, S> {
+impl<R: Resource, S> DerefMut for ResMut<'_, R, S> {
     fn deref_mut(&mut self) -> &mut R {
         self.value
     }

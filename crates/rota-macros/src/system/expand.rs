@@ -193,22 +193,29 @@ pub(crate) fn expand(model: &Model) -> TokenStream {
     let marker = format_ident!("{}", name, span = name.span());
     let body_fn = format_ident!("__rota_system_body", span = Span::mixed_site());
 
-    let reads: Vec<&Type> = model.reads.iter().map(|d| &d.ty).collect();
     let writes: Vec<&Type> = model.writes.iter().map(|d| &d.ty).collect();
+    let written: Vec<String> = writes
+        .iter()
+        .map(|t| t.to_token_stream().to_string())
+        .collect();
+    // A type in both lists is a write: its `Reads` impl comes with the `Writes` one.
+    let reads: Vec<&Type> = model
+        .reads
+        .iter()
+        .map(|d| &d.ty)
+        .filter(|t| !written.contains(&t.to_token_stream().to_string()))
+        .collect();
     let declarable = reads.iter().chain(&writes).map(|ty| {
         quote_spanned! {ty.span()=> ::rota::__private::assert_declarable::<#ty>(); }
     });
     let read_impls = reads.iter().map(|ty| {
         quote_spanned! {ty.span()=>
-            #[diagnostic::do_not_recommend]
             impl ::rota::__private::Reads<#ty> for #marker {}
         }
     });
     let write_impls = writes.iter().map(|ty| {
         quote_spanned! {ty.span()=>
-            #[diagnostic::do_not_recommend]
             impl ::rota::__private::Reads<#ty> for #marker {}
-            #[diagnostic::do_not_recommend]
             impl ::rota::__private::Writes<#ty> for #marker {}
         }
     });
@@ -243,6 +250,17 @@ pub(crate) fn expand(model: &Model) -> TokenStream {
         }
     });
     let checks = alias_checks(model, &name_str);
+    // Each use of a parameter's `SystemParam` impl carries the user's span, so the compiler
+    // reports an undeclared access once, at the parameter, instead of once per use.
+    let state_tys = fetch_tys.iter().map(|ty| {
+        quote_spanned! {ty.span()=> <#ty as ::rota::__private::SystemParam<#marker>>::State }
+    });
+    let init_states = fetch_tys.iter().map(|ty| {
+        quote_spanned! {ty.span()=> <#ty as ::rota::__private::SystemParam<#marker>>::init_state() }
+    });
+    let uses_commands = fetch_tys.iter().map(|ty| {
+        quote_spanned! {ty.span()=> <#ty as ::rota::__private::SystemParam<#marker>>::USES_COMMANDS }
+    });
     let output = &sig.output;
 
     quote! {
@@ -260,7 +278,7 @@ pub(crate) fn expand(model: &Model) -> TokenStream {
 
             impl ::rota::__private::System for #marker {
                 const NAME: &'static str = #name_str;
-                type State = (#(<#fetch_tys as ::rota::__private::SystemParam<#marker>>::State,)*);
+                type State = (#(#state_tys,)*);
 
                 fn descriptor(&self) -> ::rota::__private::SystemDescriptor {
                     let descriptor = ::rota::__private::SystemDescriptor::new(
@@ -271,7 +289,7 @@ pub(crate) fn expand(model: &Model) -> TokenStream {
                     #(.write::<#writes>())*
                     #(.after(::rota::__private::system_ref(#after)))*
                     .every_ticks(#every_ticks);
-                    if false #(|| <#fetch_tys as ::rota::__private::SystemParam<#marker>>::USES_COMMANDS)* {
+                    if false #(|| #uses_commands)* {
                         descriptor.uses_commands()
                     } else {
                         descriptor
@@ -279,7 +297,7 @@ pub(crate) fn expand(model: &Model) -> TokenStream {
                 }
 
                 fn init_state(&self) -> Self::State {
-                    (#(<#fetch_tys as ::rota::__private::SystemParam<#marker>>::init_state(),)*)
+                    (#(#init_states,)*)
                 }
 
                 fn run(

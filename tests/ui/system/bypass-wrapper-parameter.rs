@@ -1,0 +1,22 @@
+#![allow(unused_imports, dead_code, unused_variables)]
+
+use rota::{system, Commands, Component, Query, Res, ResMut, Resource};
+
+#[derive(Component)]
+struct Position(f32);
+#[derive(Component)]
+struct Velocity(f32);
+#[derive(Component)]
+struct Health(u32);
+#[derive(Resource)]
+struct Gravity(f32);
+
+struct Healers<'w>(Query<'w, &'static mut Health>);
+
+#[system(reads(Position))]
+fn heal(mut h: Healers) {
+    for hp in &mut h.0 {
+        hp.0 = 100;
+    }
+}
+fn main() {}

@@ -1,0 +1,22 @@
+#![allow(unused_imports, dead_code, unused_variables)]
+
+use rota::{system, Commands, Component, Query, Res, ResMut, Resource};
+
+#[derive(Component)]
+struct Position(f32);
+#[derive(Component)]
+struct Velocity(f32);
+#[derive(Component)]
+struct Health(u32);
+#[derive(Resource)]
+struct Gravity(f32);
+
+struct Plain(u32);
+
+#[system(reads(Plain), writes(Position))]
+fn movement(mut q: Query<&mut Position>) {
+    for p in &mut q {
+        p.0 += 1.0;
+    }
+}
+fn main() {}

@@ -1,0 +1,22 @@
+#![allow(unused_imports, dead_code, unused_variables)]
+
+use rota::{system, Commands, Component, Query, Res, ResMut, Resource};
+
+#[derive(Component)]
+struct Position(f32);
+#[derive(Component)]
+struct Velocity(f32);
+#[derive(Component)]
+struct Health(u32);
+#[derive(Resource)]
+struct Gravity(f32);
+
+type P = Position;
+
+#[system(writes(Position))]
+fn twice(mut q: Query<(&mut Position, &P)>) {
+    for (a, b) in &mut q {
+        a.0 = b.0;
+    }
+}
+fn main() {}

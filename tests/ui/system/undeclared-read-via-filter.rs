@@ -1,0 +1,22 @@
+#![allow(unused_imports, dead_code, unused_variables)]
+
+use rota::{system, Commands, Component, Query, Res, ResMut, Resource};
+
+#[derive(Component)]
+struct Position(f32);
+#[derive(Component)]
+struct Velocity(f32);
+#[derive(Component)]
+struct Health(u32);
+#[derive(Resource)]
+struct Gravity(f32);
+
+use rota::With;
+
+#[system(writes(Position))]
+fn heal(mut q: Query<&mut Position, With<Health>>) {
+    for p in &mut q {
+        p.0 = 0.0;
+    }
+}
+fn main() {}

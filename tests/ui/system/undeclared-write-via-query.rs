@@ -1,0 +1,21 @@
+#![allow(unused_imports, dead_code, unused_variables)]
+
+use rota::{system, Commands, Component, Query, Res, ResMut, Resource};
+
+#[derive(Component)]
+struct Position(f32);
+#[derive(Component)]
+struct Velocity(f32);
+#[derive(Component)]
+struct Health(u32);
+#[derive(Resource)]
+struct Gravity(f32);
+
+#[system(reads(Velocity), writes(Position))]
+fn movement(mut q: Query<(&mut Position, &mut Health)>) {
+    for (p, h) in &mut q {
+        p.0 += 1.0;
+        h.0 -= 1;
+    }
+}
+fn main() {}
