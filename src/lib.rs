@@ -25,6 +25,7 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+pub use rota_core::checksum::{StableHash, StableHasher};
 pub use rota_core::query;
 pub use rota_core::system::{Local, Query, Res, ResMut, System, SystemDescriptor};
 pub use rota_core::{
@@ -33,12 +34,16 @@ pub use rota_core::{
     ReadOnlyQueryData, Resource, ResourceError, SpawnError, Store, StoreError, With, Without,
     World, join,
 };
-pub use rota_macros::{Component, Resource, system};
+pub use rota_macros::{Component, Resource, StableHash, system};
+pub use rota_schedule::{
+    AuditReport, ParallelQuery, RunReport, Schedule, ScheduleBuilder, ScheduleError,
+};
 pub use {rota_core, rota_schedule};
 
 /// Paths the macros' generated code uses. Not public API: no stability promise.
 #[doc(hidden)]
 pub mod __private {
+    pub use rota_core::checksum::{StableHash, StableHasher};
     pub use rota_core::query::{ConstAccess, QueryData, find_alias};
     pub use rota_core::system::{
         AccessKind, Declarable, Reads, System, SystemContext, SystemDescriptor, SystemParam,

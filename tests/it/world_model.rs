@@ -672,6 +672,15 @@ impl Harness {
         }
     }
 
+    /// A command's handle: `reserved` holds the handles reserved so far in its buffer.
+    fn resolve_in_buffer(&self, ch: CH, reserved: &[Entity]) -> Entity {
+        match ch {
+            CH::Reserved(i) if !reserved.is_empty() => reserved[i % reserved.len()],
+            CH::Reserved(i) => self.resolve(H::Issued(i)),
+            CH::H(h) => self.resolve(h),
+        }
+    }
+
     /// The operation with its handles resolved, for failure messages.
     fn describe(&self, op: &Op) -> String {
         match op {
@@ -679,6 +688,36 @@ impl Harness {
             Op::Insert(h, v) => format!("{op:?} = insert({}, {v:?})", self.resolve(*h)),
             Op::Remove(h, k) => format!("{op:?} = remove::<{k:?}>({})", self.resolve(*h)),
             Op::GetMut(h, k, _) => format!("{op:?} = get_mut::<{k:?}>({})", self.resolve(*h)),
+            Op::Commands { cmds, interleave } => {
+                // Reservations as the oracle predicts them.
+                let mut reserved = Vec::new();
+                let mut parts = Vec::new();
+                for cmd in cmds {
+                    parts.push(match cmd {
+                        Cmd::Spawn(spec) => {
+                            let e = self.oracle.reservation(reserved.len());
+                            reserved.push(e);
+                            format!("spawn({spec:?}) -> {e}")
+                        }
+                        Cmd::Despawn(ch) => {
+                            format!("despawn({})", self.resolve_in_buffer(*ch, &reserved))
+                        }
+                        Cmd::Insert(ch, v) => {
+                            format!("insert({}, {v:?})", self.resolve_in_buffer(*ch, &reserved))
+                        }
+                        Cmd::Remove(ch, k) => format!(
+                            "remove::<{k:?}>({})",
+                            self.resolve_in_buffer(*ch, &reserved)
+                        ),
+                        Cmd::QueueSpawn(spec) => format!("queue(spawn_with({spec:?}))"),
+                    });
+                }
+                format!(
+                    "{op:?} = commands [{}], finish, {} direct spawn(s), apply",
+                    parts.join(", "),
+                    interleave.len()
+                )
+            }
             _ => format!("{op:?}"),
         }
     }
@@ -809,11 +848,7 @@ impl Harness {
         let queue = {
             let mut commands = self.world.commands();
             for cmd in cmds {
-                let resolve = |ch: &CH| match *ch {
-                    CH::Reserved(i) if !reserved.is_empty() => reserved[i % reserved.len()],
-                    CH::Reserved(i) => self.resolve(H::Issued(i)),
-                    CH::H(h) => self.resolve(h),
-                };
+                let resolve = |ch: &CH| self.resolve_in_buffer(*ch, &reserved);
                 match cmd {
                     Cmd::Spawn(spec) => {
                         let exp = self.oracle.reservation(reserved.len());

@@ -52,6 +52,7 @@
 #![warn(missing_docs)]
 
 mod bundle;
+pub mod checksum;
 mod commands;
 mod component;
 mod entity;

@@ -63,6 +63,13 @@ pub fn system(attr: TokenStream, item: TokenStream) -> TokenStream {
     system::system(attr.into(), item.into()).into()
 }
 
+/// Implements `rota::StableHash` (the fixed encoding world checksums use): every field in
+/// declaration order; enums hash their variant index first.
+#[proc_macro_derive(StableHash)]
+pub fn derive_stable_hash(input: TokenStream) -> TokenStream {
+    derive::stable_hash::derive_stable_hash(input.into()).into()
+}
+
 /// Implements `rota::Resource` for a struct or enum (stored once per world).
 #[proc_macro_derive(Resource)]
 pub fn derive_resource(input: TokenStream) -> TokenStream {

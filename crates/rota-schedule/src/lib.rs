@@ -1,16 +1,298 @@
 //! # rota-schedule
 //!
-//! The scheduler of rota (not yet implemented: see the schedule issue).
+//! Turns system declarations into a plan and runs it: ordered by `after`, strided by whole
+//! ticks, parallel where declarations allow — and the same result on 1 thread or N.
 //!
 //! ## Contract
 //!
-//! * Systems run in an order fixed by `after` constraints and declaration order, never by timing.
-//! * Strides are whole ticks (`every_ticks`), never seconds.
-//! * Running on 1 thread or N gives the same world.
+//! * **Order is a function of declarations.** `after` edges first; conflicting systems (one
+//!   writes what the other reads or writes, or both record commands) in declaration order unless
+//!   `after` forces otherwise; among systems free to run, the earlier declared goes first. See
+//!   [`Schedule::describe`] for the plan and why each edge exists.
+//! * **Strides are whole ticks.** A system with `every_ticks = N` runs on ticks where
+//!   `tick % N == 0` (tick 0 included). A wall-clock rate would break determinism at the first
+//!   dropped frame.
+//! * **Parallelism never changes the result.** Systems in one batch have no edge between them,
+//!   so they touch disjoint data; each gets exactly the stores its descriptor names, as
+//!   exclusive or shared borrows (no `unsafe`, no locks per entity).
+//! * **Commands apply at batch ends**, in plan order, the same points for any thread count. A
+//!   system declared `after` another is in a later batch, so it sees that system's commands.
+//! * **Panics** in a system reach the caller of [`Schedule::run`] naming the system; the world
+//!   stays consistent (partially updated) and the next `run` works.
+//!
+//! ## Goals, in order
+//!
+//! 1. Same world, same systems, same result. 2. Never slower than running the plan on one
+//! thread: small batches run inline. 3. A plan you can read (`describe`, `to_dot`).
 //!
 //! ## Non-goals
 //!
-//! * Wall-clock scheduling: a rate in seconds would break determinism at the first dropped frame.
+//! * Run conditions on wall-clock time, or any other input outside the world.
+//! * Exclusive (`&mut World`) systems: structural changes go through `Commands`.
+//!
+//! ## Example
+//!
+//! ```
+//! use rota::{system, Component, Query, World};
+//! use rota::rota_schedule::Schedule;
+//!
+//! #[derive(Component)]
+//! struct Position(f32);
+//! #[derive(Component)]
+//! struct Velocity(f32);
+//!
+//! #[system(reads(Velocity), writes(Position))]
+//! fn movement(mut q: Query<(&mut Position, &Velocity)>) {
+//!     for (p, v) in &mut q {
+//!         p.0 += v.0;
+//!     }
+//! }
+//!
+//! #[system(writes(Velocity), after(movement), every_ticks = 2)]
+//! fn drag(mut q: Query<&mut Velocity>) {
+//!     for v in &mut q {
+//!         v.0 *= 0.5;
+//!     }
+//! }
+//!
+//! let mut schedule = Schedule::builder().add(movement).add(drag).threads(2).build()?;
+//! let mut world = World::new();
+//! world.spawn_with((Position(0.0), Velocity(4.0)));
+//! for _ in 0..3 {
+//!     schedule.run(&mut world);
+//! }
+//! // tick 0: +4, drag -> 2; tick 1: +2; tick 2: +2, drag -> 1
+//! assert_eq!(world.query::<&Position>().next().unwrap().0, 8.0);
+//! assert_eq!(world.tick(), 3);
+//! # Ok::<(), rota::ScheduleError>(())
+//! ```
 
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
+
+mod audit;
+mod describe;
+mod error;
+mod execute;
+mod par;
+mod plan;
+mod system_box;
+
+use rota_core::system::{IntoSystem, SystemDescriptor, SystemRef, system_ref};
+
+pub use audit::{AuditReport, UnderConstrained};
+pub use error::ScheduleError;
+pub use execute::RunReport;
+pub use par::{PAR_CHUNK, ParallelQuery};
+pub use plan::EdgeReason;
+
+use plan::Plan;
+use system_box::{BoxedSystem, WithState};
+
+/// Collects systems in declaration order; [`ScheduleBuilder::build`] checks and plans them.
+pub struct ScheduleBuilder {
+    systems: Vec<Box<dyn BoxedSystem>>,
+    descriptors: Vec<SystemDescriptor>,
+    extra_after: Vec<(SystemRef, SystemRef)>,
+    strides: Vec<(SystemRef, u64)>,
+    threads: usize,
+    inline_below: usize,
+}
+
+/// The default for [`ScheduleBuilder::inline_below`]: batches touching fewer entity-components
+/// than this run on the calling thread. See `docs/benchmarks.md` for the measurement.
+pub const DEFAULT_INLINE_BELOW: usize = 200_000;
+
+impl Default for ScheduleBuilder {
+    fn default() -> Self {
+        ScheduleBuilder {
+            systems: Vec::new(),
+            descriptors: Vec::new(),
+            extra_after: Vec::new(),
+            strides: Vec::new(),
+            threads: 1,
+            inline_below: DEFAULT_INLINE_BELOW,
+        }
+    }
+}
+
+impl ScheduleBuilder {
+    /// Adds a system (pass the `#[system]` function itself: `.add(movement)`).
+    pub fn add<F: IntoSystem>(mut self, system: F) -> Self {
+        let system = system.into_system();
+        let state = rota_core::system::System::init_state(&system);
+        let boxed = WithState { system, state };
+        self.descriptors.push(boxed.descriptor());
+        self.systems.push(Box::new(boxed));
+        self
+    }
+
+    /// Adds the constraint "`system` runs after `before`", e.g. between systems from crates
+    /// that cannot name each other in their attributes.
+    pub fn after<A: IntoSystem, B: IntoSystem>(mut self, system: A, before: B) -> Self {
+        self.extra_after
+            .push((system_ref(system), system_ref(before)));
+        self
+    }
+
+    /// Overrides a system's stride (`every_ticks`).
+    pub fn every_ticks<A: IntoSystem>(mut self, system: A, ticks: u64) -> Self {
+        self.strides.push((system_ref(system), ticks));
+        self
+    }
+
+    /// Worker threads (default 1). The calling thread is one of them.
+    pub fn threads(mut self, threads: usize) -> Self {
+        self.threads = threads;
+        self
+    }
+
+    /// Batches whose systems touch fewer than this many entity-components in total run on the
+    /// calling thread: handing small work to a pool costs more than it saves.
+    pub fn inline_below(mut self, work: usize) -> Self {
+        self.inline_below = work;
+        self
+    }
+
+    /// Checks the systems and computes the plan.
+    ///
+    /// # Errors
+    ///
+    /// [`ScheduleError`]: a cycle (naming its systems in order), an `after` naming a system not
+    /// in the schedule, a system added twice, a stride of 0, or 0 threads.
+    pub fn build(self) -> Result<Schedule, ScheduleError> {
+        self.build_with(None)
+    }
+
+    /// `build`, with `priority[i]` replacing declaration index `i` as the tie-break and conflict
+    /// direction (the ordering audit's shuffle).
+    pub(crate) fn build_with(
+        mut self,
+        priority: Option<Vec<usize>>,
+    ) -> Result<Schedule, ScheduleError> {
+        if self.threads == 0 {
+            return Err(ScheduleError::ZeroThreads);
+        }
+        for (i, d) in self.descriptors.iter().enumerate() {
+            if self.descriptors[..i].iter().any(|e| e.id == d.id) {
+                return Err(ScheduleError::DuplicateSystem { system: d.name });
+            }
+        }
+        for (sys, ticks) in &self.strides {
+            let Some(d) = self.descriptors.iter_mut().find(|d| d.id == sys.id) else {
+                return Err(ScheduleError::UnknownAfter {
+                    system: sys.name,
+                    after: sys.name,
+                });
+            };
+            d.every_ticks = *ticks;
+        }
+        if let Some(d) = self.descriptors.iter().find(|d| d.every_ticks == 0) {
+            return Err(ScheduleError::ZeroStride { system: d.name });
+        }
+        let index = |r: &SystemRef| self.descriptors.iter().position(|d| d.id == r.id);
+        let mut after: Vec<Vec<usize>> = vec![Vec::new(); self.descriptors.len()];
+        for (i, d) in self.descriptors.iter().enumerate() {
+            for a in &d.after {
+                let j = index(a).ok_or(ScheduleError::UnknownAfter {
+                    system: d.name,
+                    after: a.name,
+                })?;
+                after[i].push(j);
+            }
+        }
+        for (sys, before) in &self.extra_after {
+            let i = index(sys).ok_or(ScheduleError::UnknownAfter {
+                system: sys.name,
+                after: before.name,
+            })?;
+            let j = index(before).ok_or(ScheduleError::UnknownAfter {
+                system: sys.name,
+                after: before.name,
+            })?;
+            after[i].push(j);
+        }
+        let plan = Plan::build(&self.descriptors, &after, priority.as_deref())?;
+        let pool = if self.threads > 1 {
+            Some(
+                rayon::ThreadPoolBuilder::new()
+                    .num_threads(self.threads - 1)
+                    .thread_name(|i| format!("rota-worker-{i}"))
+                    .build()
+                    .map_err(|e| ScheduleError::ThreadPool(e.to_string()))?,
+            )
+        } else {
+            None
+        };
+        Ok(Schedule {
+            systems: self.systems,
+            descriptors: self.descriptors,
+            plan,
+            pool,
+            threads: self.threads,
+            inline_below: self.inline_below,
+        })
+    }
+}
+
+/// A planned set of systems; [`Schedule::run`] runs one tick.
+pub struct Schedule {
+    systems: Vec<Box<dyn BoxedSystem>>,
+    descriptors: Vec<SystemDescriptor>,
+    plan: Plan,
+    pool: Option<rayon::ThreadPool>,
+    threads: usize,
+    inline_below: usize,
+}
+
+impl std::fmt::Debug for Schedule {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Schedule")
+            .field(
+                "order",
+                &self
+                    .plan
+                    .order
+                    .iter()
+                    .map(|&i| self.descriptors[i].name)
+                    .collect::<Vec<_>>(),
+            )
+            .field("threads", &self.threads)
+            .finish()
+    }
+}
+
+impl Schedule {
+    /// A builder with no systems, one thread.
+    pub fn builder() -> ScheduleBuilder {
+        ScheduleBuilder::default()
+    }
+
+    /// System names in plan order.
+    pub fn order(&self) -> Vec<&'static str> {
+        self.plan
+            .order
+            .iter()
+            .map(|&i| self.descriptors[i].name)
+            .collect()
+    }
+
+    /// Batches of system names; systems in one batch may run in parallel.
+    pub fn batches(&self) -> Vec<Vec<&'static str>> {
+        self.plan
+            .batches
+            .iter()
+            .map(|b| b.iter().map(|&i| self.descriptors[i].name).collect())
+            .collect()
+    }
+
+    /// The descriptors, in declaration order.
+    pub fn descriptors(&self) -> &[SystemDescriptor] {
+        &self.descriptors
+    }
+
+    /// Worker threads, the calling thread included.
+    pub fn threads(&self) -> usize {
+        self.threads
+    }
+}

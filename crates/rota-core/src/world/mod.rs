@@ -313,6 +313,12 @@ impl World {
         i
     }
 
+    /// Number of values in the store registered for the component type `type_id`, if any.
+    pub fn component_len(&self, type_id: TypeId) -> Option<usize> {
+        let &i = self.store_index.get(&type_id)?;
+        Some(self.stores[i].store.len())
+    }
+
     /// Component names in registration order (the order every whole-world walk uses).
     pub fn component_names(&self) -> impl Iterator<Item = &'static str> + '_ {
         self.stores.iter().map(|s| s.name)

@@ -2,6 +2,7 @@
 
 mod expand;
 mod parse;
+pub(crate) mod stable_hash;
 mod validate;
 
 use proc_macro2::TokenStream;

@@ -1,0 +1,39 @@
+//! Errors refusing a schedule, each naming the systems at fault.
+
+/// Why a schedule could not be built.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum ScheduleError {
+    /// `after` constraints form a cycle; the systems are listed in cycle order, the first
+    /// repeated at the end.
+    #[error("`after` constraints form a cycle: {}", .systems.join(" -> "))]
+    Cycle {
+        /// The systems on the cycle, in order, the first repeated last.
+        systems: Vec<&'static str>,
+    },
+    /// A system is constrained to run after one that is not in the schedule.
+    #[error("system `{system}` runs after `{after}`, which is not in the schedule")]
+    UnknownAfter {
+        /// The constrained system.
+        system: &'static str,
+        /// The missing system.
+        after: &'static str,
+    },
+    /// The same system was added twice.
+    #[error("system `{system}` was added twice")]
+    DuplicateSystem {
+        /// The system.
+        system: &'static str,
+    },
+    /// A stride of zero ticks.
+    #[error("system `{system}` has `every_ticks = 0`; strides are at least one tick")]
+    ZeroStride {
+        /// The system.
+        system: &'static str,
+    },
+    /// A worker count of zero.
+    #[error("a schedule needs at least one thread; 0 were requested")]
+    ZeroThreads,
+    /// The thread pool could not be started.
+    #[error("could not start the thread pool: {0}")]
+    ThreadPool(String),
+}
