@@ -9,11 +9,11 @@ use criterion::{Criterion, criterion_group, criterion_main};
 use rota::{Component, Entity, World};
 
 #[derive(Component, Copy, Clone)]
-struct Transform([[f32; 4]; 4]);
+struct Transform(#[allow(dead_code)] [[f32; 4]; 4]);
 #[derive(Component, Copy, Clone)]
 struct Position([f32; 3]);
 #[derive(Component, Copy, Clone)]
-struct Rotation([f32; 3]);
+struct Rotation(#[allow(dead_code)] [f32; 3]);
 #[derive(Component, Copy, Clone)]
 struct Velocity([f32; 3]);
 

@@ -1,70 +1,69 @@
-//! Quickstart: spawn entities, give them components, iterate in ascending slot order, despawn.
+//! Quickstart: spawn entities, query them in ascending slot order, despawn through commands,
+//! and run a declared system.
 //!
 //! Run: `cargo run --release --example quickstart`
 
-use rota::{Entities, Store, join};
+use rota::{Component, Entity, Query, World, system};
 
-#[derive(Debug, Clone, Copy)]
+#[derive(Component, Debug, Clone, Copy)]
 struct Position {
     x: f32,
     y: f32,
 }
 
-#[derive(Debug, Clone, Copy)]
+#[derive(Component, Debug, Clone, Copy)]
 struct Velocity {
     dx: f32,
     dy: f32,
 }
 
-fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let mut entities = Entities::new();
-    let mut positions = Store::new();
-    let mut velocities = Store::new();
+#[derive(Component, Debug)]
+struct Name(&'static str);
 
-    // Five entities; only the even ones move.
-    for i in 0..5 {
-        let e = entities.spawn()?;
-        positions.insert(
-            e,
+// The compiler holds this system to its declaration: touching anything else does not compile.
+#[system(reads(Velocity), writes(Position))]
+fn movement(mut q: Query<(&mut Position, &Velocity)>) {
+    for (p, v) in &mut q {
+        p.x += v.dx;
+        p.y += v.dy;
+    }
+}
+
+fn main() {
+    let mut world = World::new();
+    for (i, name) in ["ada", "bob", "cy", "dee", "eve"].into_iter().enumerate() {
+        let e = world.spawn_with((
+            Name(name),
             Position {
                 x: i as f32,
                 y: 0.0,
             },
-        );
+        ));
         if i % 2 == 0 {
-            velocities.insert(e, Velocity { dx: 1.0, dy: 0.5 });
+            world
+                .insert(e, Velocity { dx: 1.0, dy: 0.5 })
+                .expect("just spawned");
         }
     }
 
-    // Despawn slot 2 and spawn again: the slot is reused with a new generation (2v1).
-    let victim = entities.iter().nth(2).expect("five entities were spawned");
-    entities.despawn(victim)?;
-    positions.remove(victim);
-    velocities.remove(victim);
-    let reborn = entities.spawn()?;
-    positions.insert(reborn, Position { x: 100.0, y: 100.0 });
-    velocities.insert(reborn, Velocity { dx: -1.0, dy: 0.0 });
-    println!("despawned {victim}, spawned {reborn} in the same slot");
-    println!("stale handle {victim} alive? {}", entities.is_alive(victim));
-
-    // One movement step: the join visits entities in ascending slot order.
-    let moves: Vec<_> = join(&positions, &velocities)
-        .map(|(e, p, v)| {
-            (
-                e,
-                Position {
-                    x: p.x + v.dx,
-                    y: p.y + v.dy,
-                },
-            )
-        })
-        .collect();
-    for (e, p) in moves {
-        positions.insert(e, p);
+    // Despawn while iterating goes through a command buffer, applied afterwards.
+    let mut commands = world.commands();
+    for (e, name) in world.query::<(Entity, &Name)>() {
+        if name.0 == "cy" {
+            commands.despawn(e);
+        }
     }
+    let report = world.apply(commands.finish());
+    println!("applied {} command(s)", report.applied);
 
-    for (e, p) in positions.iter() {
-        println!("{e:>4}: ({:>6.1}, {:>6.1})", p.x, p.y);
+    // The freed slot is reused with a new generation; the old handle stays dead.
+    let fin = world.spawn_with((Name("fin"), Position { x: 9.0, y: 9.0 }));
+    println!("spawned {fin} into the freed slot");
+
+    let _ = world.run(movement);
+
+    // Ascending slot order, whatever the history.
+    for (e, name, p) in world.query::<(Entity, &Name, &Position)>() {
+        println!("{e:>4}  {:<4} ({:>4.1}, {:>4.1})", name.0, p.x, p.y);
     }
-    Ok(())
 }

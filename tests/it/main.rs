@@ -1,6 +1,8 @@
 //! rota's integration tests: one binary (links once), one module per area.
 
 mod queries;
+mod schedule;
+mod schedule_determinism;
 mod storage_model;
 mod systems;
 mod ui;

@@ -1237,7 +1237,7 @@ proptest! {
     #![proptest_config(config())]
 
     #[test]
-    fn world_matches_oracle(ops in vec(op(), 1..400)) {
+    fn world_matches_oracle(ops in vec(op(), 1..320)) {
         run_model(&ops)?;
     }
 

@@ -283,16 +283,16 @@ impl World {
                 Command::Remove(e, n, _) => Some((*e, "remove", Some(*n))),
                 Command::Spawn(..) | Command::Queue(_) => None,
             };
-            if let Some((entity, command, component)) = target {
-                if failed.contains(&entity) {
-                    report.errors.push(CommandError::ReservationFailed {
-                        index,
-                        command,
-                        component,
-                        entity,
-                    });
-                    continue;
-                }
+            if let Some((entity, command, component)) = target
+                && failed.contains(&entity)
+            {
+                report.errors.push(CommandError::ReservationFailed {
+                    index,
+                    command,
+                    component,
+                    entity,
+                });
+                continue;
             }
             let result = match op {
                 Command::Spawn(entity, spawn) => match self.entities.spawn_reserved(entity) {

@@ -208,8 +208,9 @@ impl Entities {
         }
     }
 
-    /// An allocator that hands out at most `limit` slots (capped at [`Entities::MAX_SLOTS`]), so
-    /// slot exhaustion can be tested and budgets enforced.
+    /// An allocator that hands out at most `limit` slots (every `u32` is a valid limit: slot
+    /// `u32::MAX` itself is never handed out), so slot exhaustion can be tested and budgets
+    /// enforced.
     ///
     /// ```
     /// # use rota_core::{Entities, SpawnError};
@@ -219,7 +220,7 @@ impl Entities {
     /// ```
     pub fn with_slot_limit(limit: u32) -> Entities {
         Entities {
-            slot_limit: limit.min(Self::MAX_SLOTS),
+            slot_limit: limit,
             ..Entities::new()
         }
     }

@@ -80,7 +80,7 @@ impl Schedule {
             let due: Vec<usize> = self.plan.batches[b]
                 .iter()
                 .copied()
-                .filter(|&i| tick % self.descriptors[i].every_ticks == 0)
+                .filter(|&i| tick.is_multiple_of(self.descriptors[i].every_ticks))
                 .collect();
             if due.is_empty() {
                 continue;
@@ -140,10 +140,10 @@ impl Schedule {
                         });
                     }
                     // The calling thread takes work too.
-                    if let Some((job, slot)) = first {
-                        if let Err(msg) = run_job(job) {
-                            *slot.lock().unwrap_or_else(PoisonError::into_inner) = Some(msg);
-                        }
+                    if let Some((job, slot)) = first
+                        && let Err(msg) = run_job(job)
+                    {
+                        *slot.lock().unwrap_or_else(PoisonError::into_inner) = Some(msg);
                     }
                 }),
                 _ => {

@@ -22,8 +22,9 @@
 //!
 //! ## Goals, in order
 //!
-//! 1. Same world, same systems, same result. 2. Never slower than running the plan on one
-//! thread: small batches run inline. 3. A plan you can read (`describe`, `to_dot`).
+//! 1. Same world, same systems, same result.
+//! 2. Never slower than running the plan on one thread: small batches run inline.
+//! 3. A plan you can read (`describe`, `to_dot`).
 //!
 //! ## Non-goals
 //!
@@ -118,6 +119,8 @@ impl Default for ScheduleBuilder {
 
 impl ScheduleBuilder {
     /// Adds a system (pass the `#[system]` function itself: `.add(movement)`).
+    // `add` reads best in a builder chain; there is no `Add` impl to confuse it with.
+    #[allow(clippy::should_implement_trait)]
     pub fn add<F: IntoSystem>(mut self, system: F) -> Self {
         let system = system.into_system();
         let state = rota_core::system::System::init_state(&system);

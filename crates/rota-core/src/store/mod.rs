@@ -190,10 +190,10 @@ impl<T> Store<T> {
         if self.sparse.try_set(entity.slot(), index).is_err() {
             return Err((StoreError::OutOfMemory, value));
         }
-        if let Some(last) = self.entities.last() {
-            if last.slot() > entity.slot() {
-                self.sorted = false;
-            }
+        if let Some(last) = self.entities.last()
+            && last.slot() > entity.slot()
+        {
+            self.sorted = false;
         }
         // Capacity was reserved above for both columns: neither push can fail or reallocate.
         self.entities.push(entity);

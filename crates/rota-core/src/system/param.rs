@@ -37,6 +37,9 @@ pub trait SystemParam<S>: Sized {
     const USES_COMMANDS: bool = false;
 }
 
+/// The query's type parameters, held without owning anything.
+type QueryTypes<Q, F, S> = PhantomData<fn() -> (Q, F, S)>;
+
 /// A system's query over the components it declared, in ascending slot order.
 ///
 /// `Q` is the fetched data (`(&mut Position, &Velocity)`), `F` a filter (`With<T>`), `S` the
@@ -45,7 +48,7 @@ pub trait SystemParam<S>: Sized {
 /// on construction alone so an undeclared access is reported once, at the parameter.
 pub struct Query<'w, Q: QueryData, F: QueryData = (), S = Unrestricted> {
     borrows: Borrows<'w>,
-    _types: PhantomData<fn() -> (Q, F, S)>,
+    _types: QueryTypes<Q, F, S>,
 }
 
 impl<'w, Q: QueryData, F: QueryData, S> Query<'w, Q, F, S> {

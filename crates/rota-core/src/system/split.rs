@@ -13,7 +13,7 @@ use crate::world::resources::{downcast_resource, downcast_resource_mut};
 /// Two systems handed to [`World::split_for_systems`] may not share a type.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error(
-    "systems `{first}` and `{second}` cannot run together: both access `{name}` and one writes it"
+    "systems `{first}` and `{second}` cannot run together: both access `{name}` and one writes it (or both record commands)"
 )]
 pub struct SplitError {
     /// The earlier system.
@@ -121,6 +121,18 @@ impl World {
         &'w mut self,
         systems: &[&SystemDescriptor],
     ) -> Result<Vec<SystemBorrows<'w>>, SplitError> {
+        // Decide from the declarations alone, whatever stores this world happens to hold.
+        for (i, a) in systems.iter().enumerate() {
+            for b in &systems[i + 1..] {
+                if let Some(name) = a.conflict_with(b) {
+                    return Err(SplitError {
+                        first: a.name,
+                        second: b.name,
+                        name,
+                    });
+                }
+            }
+        }
         let mut stores: Vec<Vec<_>> = (0..systems.len()).map(|_| Vec::new()).collect();
         let mut resources: Vec<Vec<_>> = (0..systems.len()).map(|_| Vec::new()).collect();
         let World {

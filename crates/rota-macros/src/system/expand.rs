@@ -115,7 +115,7 @@ fn alias_checks(model: &Model, system: &str) -> TokenStream {
         let ParamKind::Query { data, .. } = &p.kind else {
             continue;
         };
-        let items: Vec<&Type> = match data {
+        let items: Vec<&Type> = match &**data {
             Type::Tuple(t) => t.elems.iter().collect(),
             other => vec![other],
         };
@@ -136,7 +136,7 @@ fn alias_checks(model: &Model, system: &str) -> TokenStream {
                 "system `{system}`: query parameter `{}` names one component twice and one of the two is `&mut`; split the query",
                 p.name
             );
-            let mut q = data.clone();
+            let mut q: Type = (**data).clone();
             StaticLifetimes.visit_type_mut(&mut q);
             fallbacks.push(quote_spanned! {data.span()=>
                 const _: () = if ::rota::__private::query_aliases::<#q>() {

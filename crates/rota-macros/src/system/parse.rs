@@ -24,7 +24,10 @@ pub(crate) struct Declared {
 /// What a parameter's type is, as far as syntax can tell.
 pub(crate) enum ParamKind {
     /// `Query<Q>` / `Query<Q, F>` (any path ending in `Query`).
-    Query { data: Type, filter: Option<Type> },
+    Query {
+        data: Box<Type>,
+        filter: Option<Box<Type>>,
+    },
     /// `Res<R>`.
     Res,
     /// `ResMut<R>`.
@@ -215,8 +218,8 @@ fn classify(pat: syn::Pat, ty: Type) -> Param {
             let args = type_args(seg);
             match seg.ident.to_string().as_str() {
                 "Query" if !args.is_empty() => ParamKind::Query {
-                    data: args[0].clone(),
-                    filter: args.get(1).cloned(),
+                    data: Box::new(args[0].clone()),
+                    filter: args.get(1).cloned().map(Box::new),
                 },
                 "Res" => ParamKind::Res,
                 "ResMut" => ParamKind::ResMut,

@@ -83,6 +83,18 @@ pub(crate) fn validate(model: &Model) -> syn::Result<()> {
             )),
         }
     }
+    let mut commands = model
+        .params
+        .iter()
+        .filter(|p| matches!(p.kind, ParamKind::Commands));
+    if let (Some(_), Some(second)) = (commands.next(), commands.next()) {
+        errors.push(syn::Error::new(
+            second.ty.span(),
+            format!(
+                "system `{name}` takes `Commands` twice; one buffer records everything (two would reserve the same entities)"
+            ),
+        ));
+    }
     for p in &model.params {
         let args = type_arg_count(&p.ty);
         let bad = match &p.kind {

@@ -1,0 +1,236 @@
+//! The ecs_bench_suite `schedule` and `heavy_compute` workloads through rota's scheduler.
+//!
+//! Run: `cargo bench --bench schedule`
+
+use std::hint::black_box;
+
+use criterion::{Criterion, criterion_group, criterion_main};
+use rota::{Component, ParallelQuery, Query, Schedule, World, system};
+
+#[derive(Component, Copy, Clone)]
+struct A(f32);
+#[derive(Component, Copy, Clone)]
+struct B(f32);
+#[derive(Component, Copy, Clone)]
+struct C(f32);
+#[derive(Component, Copy, Clone)]
+struct D(f32);
+#[derive(Component, Copy, Clone)]
+struct E(f32);
+
+#[system(writes(A, B))]
+fn ab(mut q: Query<(&mut A, &mut B)>) {
+    for (a, b) in &mut q {
+        std::mem::swap(&mut a.0, &mut b.0);
+    }
+}
+
+#[system(writes(C, D))]
+fn cd(mut q: Query<(&mut C, &mut D)>) {
+    for (c, d) in &mut q {
+        std::mem::swap(&mut c.0, &mut d.0);
+    }
+}
+
+#[system(writes(C, E))]
+fn ce(mut q: Query<(&mut C, &mut E)>) {
+    for (c, e) in &mut q {
+        std::mem::swap(&mut c.0, &mut e.0);
+    }
+}
+
+fn schedule_world() -> World {
+    let mut world = World::new();
+    world.spawn_batch((0..10_000).map(|_| (A(0.0), B(1.0))));
+    world.spawn_batch((0..10_000).map(|_| (A(0.0), B(1.0), C(2.0))));
+    world.spawn_batch((0..10_000).map(|_| (A(0.0), B(1.0), C(2.0), D(3.0))));
+    world.spawn_batch((0..10_000).map(|_| (A(0.0), B(1.0), C(2.0), E(4.0))));
+    world
+}
+
+fn schedule(c: &mut Criterion) {
+    let mut group = c.benchmark_group("schedule");
+    let mut world = schedule_world();
+    group.bench_function("plain_sequential_loop", |b| {
+        b.iter(|| {
+            for (a, b) in world.query_mut::<(&mut A, &mut B)>() {
+                std::mem::swap(&mut a.0, &mut b.0);
+            }
+            for (c, d) in world.query_mut::<(&mut C, &mut D)>() {
+                std::mem::swap(&mut c.0, &mut d.0);
+            }
+            for (c, e) in world.query_mut::<(&mut C, &mut E)>() {
+                std::mem::swap(&mut c.0, &mut e.0);
+            }
+        })
+    });
+    for (name, threads, inline_below) in [
+        ("threads_1", 1, rota::rota_schedule::DEFAULT_INLINE_BELOW),
+        (
+            "threads_2_default",
+            2,
+            rota::rota_schedule::DEFAULT_INLINE_BELOW,
+        ),
+        ("threads_2_always_parallel", 2, 0),
+    ] {
+        let mut s = Schedule::builder()
+            .add(ab)
+            .add(cd)
+            .add(ce)
+            .threads(threads)
+            .inline_below(inline_below)
+            .build()
+            .expect("valid schedule");
+        let mut world = schedule_world();
+        group.bench_function(name, |b| b.iter(|| black_box(s.run(&mut world))));
+    }
+    group.finish();
+}
+
+#[derive(Component, Copy, Clone)]
+struct Transform([[f32; 4]; 4]);
+#[derive(Component, Copy, Clone)]
+struct Position([f32; 3]);
+#[derive(Component, Copy, Clone)]
+struct Rotation(#[allow(dead_code)] [f32; 3]);
+#[derive(Component, Copy, Clone)]
+struct Velocity(#[allow(dead_code)] [f32; 3]);
+
+/// 4x4 inverse by cofactors; returns the input unchanged if it is singular.
+fn invert(m: [[f32; 4]; 4]) -> [[f32; 4]; 4] {
+    let a: [f32; 16] = [
+        m[0][0], m[0][1], m[0][2], m[0][3], m[1][0], m[1][1], m[1][2], m[1][3], m[2][0], m[2][1],
+        m[2][2], m[2][3], m[3][0], m[3][1], m[3][2], m[3][3],
+    ];
+    let mut inv = [0.0f32; 16];
+    inv[0] = a[5] * a[10] * a[15] - a[5] * a[11] * a[14] - a[9] * a[6] * a[15]
+        + a[9] * a[7] * a[14]
+        + a[13] * a[6] * a[11]
+        - a[13] * a[7] * a[10];
+    inv[4] = -a[4] * a[10] * a[15] + a[4] * a[11] * a[14] + a[8] * a[6] * a[15]
+        - a[8] * a[7] * a[14]
+        - a[12] * a[6] * a[11]
+        + a[12] * a[7] * a[10];
+    inv[8] = a[4] * a[9] * a[15] - a[4] * a[11] * a[13] - a[8] * a[5] * a[15]
+        + a[8] * a[7] * a[13]
+        + a[12] * a[5] * a[11]
+        - a[12] * a[7] * a[9];
+    inv[12] = -a[4] * a[9] * a[14] + a[4] * a[10] * a[13] + a[8] * a[5] * a[14]
+        - a[8] * a[6] * a[13]
+        - a[12] * a[5] * a[10]
+        + a[12] * a[6] * a[9];
+    let det = a[0] * inv[0] + a[1] * inv[4] + a[2] * inv[8] + a[3] * inv[12];
+    if det == 0.0 {
+        return m;
+    }
+    inv[1] = -a[1] * a[10] * a[15] + a[1] * a[11] * a[14] + a[9] * a[2] * a[15]
+        - a[9] * a[3] * a[14]
+        - a[13] * a[2] * a[11]
+        + a[13] * a[3] * a[10];
+    inv[5] = a[0] * a[10] * a[15] - a[0] * a[11] * a[14] - a[8] * a[2] * a[15]
+        + a[8] * a[3] * a[14]
+        + a[12] * a[2] * a[11]
+        - a[12] * a[3] * a[10];
+    inv[9] = -a[0] * a[9] * a[15] + a[0] * a[11] * a[13] + a[8] * a[1] * a[15]
+        - a[8] * a[3] * a[13]
+        - a[12] * a[1] * a[11]
+        + a[12] * a[3] * a[9];
+    inv[13] = a[0] * a[9] * a[14] - a[0] * a[10] * a[13] - a[8] * a[1] * a[14]
+        + a[8] * a[2] * a[13]
+        + a[12] * a[1] * a[10]
+        - a[12] * a[2] * a[9];
+    inv[2] = a[1] * a[6] * a[15] - a[1] * a[7] * a[14] - a[5] * a[2] * a[15]
+        + a[5] * a[3] * a[14]
+        + a[13] * a[2] * a[7]
+        - a[13] * a[3] * a[6];
+    inv[6] = -a[0] * a[6] * a[15] + a[0] * a[7] * a[14] + a[4] * a[2] * a[15]
+        - a[4] * a[3] * a[14]
+        - a[12] * a[2] * a[7]
+        + a[12] * a[3] * a[6];
+    inv[10] = a[0] * a[5] * a[15] - a[0] * a[7] * a[13] - a[4] * a[1] * a[15]
+        + a[4] * a[3] * a[13]
+        + a[12] * a[1] * a[7]
+        - a[12] * a[3] * a[5];
+    inv[14] = -a[0] * a[5] * a[14] + a[0] * a[6] * a[13] + a[4] * a[1] * a[14]
+        - a[4] * a[2] * a[13]
+        - a[12] * a[1] * a[6]
+        + a[12] * a[2] * a[5];
+    inv[3] = -a[1] * a[6] * a[11] + a[1] * a[7] * a[10] + a[5] * a[2] * a[11]
+        - a[5] * a[3] * a[10]
+        - a[9] * a[2] * a[7]
+        + a[9] * a[3] * a[6];
+    inv[7] = a[0] * a[6] * a[11] - a[0] * a[7] * a[10] - a[4] * a[2] * a[11]
+        + a[4] * a[3] * a[10]
+        + a[8] * a[2] * a[7]
+        - a[8] * a[3] * a[6];
+    inv[11] = -a[0] * a[5] * a[11] + a[0] * a[7] * a[9] + a[4] * a[1] * a[11]
+        - a[4] * a[3] * a[9]
+        - a[8] * a[1] * a[7]
+        + a[8] * a[3] * a[5];
+    inv[15] = a[0] * a[5] * a[10] - a[0] * a[6] * a[9] - a[4] * a[1] * a[10]
+        + a[4] * a[2] * a[9]
+        + a[8] * a[1] * a[6]
+        - a[8] * a[2] * a[5];
+    let r = 1.0 / det;
+    let mut out = [[0.0; 4]; 4];
+    for (i, v) in inv.iter().enumerate() {
+        out[i / 4][i % 4] = v * r;
+    }
+    out
+}
+
+fn heavy(t: &mut Transform, p: &mut Position) {
+    for _ in 0..100 {
+        t.0 = invert(t.0);
+    }
+    let m = t.0;
+    let v = p.0;
+    p.0 = [
+        m[0][0] * v[0] + m[0][1] * v[1] + m[0][2] * v[2] + m[0][3],
+        m[1][0] * v[0] + m[1][1] * v[1] + m[1][2] * v[2] + m[1][3],
+        m[2][0] * v[0] + m[2][1] * v[1] + m[2][2] * v[2] + m[2][3],
+    ];
+}
+
+#[system(writes(Transform, Position))]
+fn heavy_compute(mut q: Query<(&mut Transform, &mut Position)>) {
+    q.par_for_each(|(t, p)| heavy(t, p));
+}
+
+fn heavy_world() -> World {
+    let mut world = World::new();
+    world.spawn_batch((0..1_000).map(|_| {
+        (
+            Transform([
+                [1.0, 0.0, 0.0, 0.0],
+                [0.0, 1.0, 0.0, 0.0],
+                [0.0, 0.0, 1.0, 0.0],
+                [0.0, 0.0, 0.0, 1.0],
+            ]),
+            Position([1.0, 0.0, 0.0]),
+            Rotation([1.0, 0.0, 0.0]),
+            Velocity([1.0, 0.0, 0.0]),
+        )
+    }));
+    world
+}
+
+fn heavy_compute_bench(c: &mut Criterion) {
+    let mut group = c.benchmark_group("heavy_compute");
+    let mut world = heavy_world();
+    group.bench_function("sequential_loop", |b| {
+        b.iter(|| {
+            world
+                .query_mut::<(&mut Transform, &mut Position)>()
+                .for_each(|(t, p)| heavy(t, p))
+        })
+    });
+    let mut world = heavy_world();
+    group.bench_function("par_for_each_in_system", |b| {
+        b.iter(|| black_box(world.run(heavy_compute)))
+    });
+    group.finish();
+}
+
+criterion_group!(benches, schedule, heavy_compute_bench);
+criterion_main!(benches);
