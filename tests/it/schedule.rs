@@ -220,7 +220,8 @@ fn conflicting_systems_run_in_declaration_order() {
 
         let mut world = observed_world();
         let report = schedule.run(&mut world);
-        assert_eq!(report.ran, ["reader_first", "spin", "bump", "reader_last"]);
+        assert_eq!(report.ran, schedule.order());
+        assert_eq!(report.ran, ["reader_first", "bump", "reader_last", "spin"]);
         assert_eq!(world.resource::<FirstSaw>().unwrap().0, [10]);
         assert_eq!(world.resource::<LastSaw>().unwrap().0, [11]);
         assert_eq!(world.query::<&Vel>().next(), Some(&Vel(-1)));
@@ -558,13 +559,13 @@ fn build_errors_name_the_system_at_fault() {
 /// Awkward but current behaviour: errors for systems that are missing on the *constrained* side
 /// reuse `UnknownAfter`, whose message then blames the wrong system (see the report).
 #[test]
-fn missing_constrained_system_reuses_unknown_after() {
+fn builder_calls_naming_a_missing_system_are_unknown_system_errors() {
     #[system]
     fn here() {}
     #[system]
     fn gone() {}
 
-    // `.every_ticks` on a system that was never added: reported as running "after" itself.
+    // `.every_ticks` on a system that was never added.
     let err = Schedule::builder()
         .add(here)
         .every_ticks(gone, 2)
@@ -572,13 +573,12 @@ fn missing_constrained_system_reuses_unknown_after() {
         .unwrap_err();
     assert_eq!(
         err,
-        ScheduleError::UnknownAfter {
+        ScheduleError::UnknownSystem {
             system: "gone",
-            after: "gone"
+            call: "every_ticks"
         }
     );
-    // `.after(gone, here)`: `here` is in the schedule, `gone` is not, yet the message says
-    // `here` is missing.
+    // `.after(gone, here)`: `here` is in the schedule, `gone` is not.
     let err = Schedule::builder()
         .add(here)
         .after(gone, here)
@@ -586,14 +586,14 @@ fn missing_constrained_system_reuses_unknown_after() {
         .unwrap_err();
     assert_eq!(
         err,
-        ScheduleError::UnknownAfter {
+        ScheduleError::UnknownSystem {
             system: "gone",
-            after: "here"
+            call: "after"
         }
     );
     assert_eq!(
         err.to_string(),
-        "system `gone` runs after `here`, which is not in the schedule"
+        "system `gone` is named by `after` but was never added to the schedule"
     );
 }
 
@@ -921,12 +921,12 @@ fn describe_snapshot() {
     let expected = "\
 schedule: 4 systems, 3 batches, 1 thread(s)
 batch 0:
-  1. mover (every tick) reads: Vel writes: Pos
+  1. mover (every tick) reads: Vel; writes: Pos
 batch 1:
   2. drag (every 2 ticks) writes: Vel
-  3. render (every tick) reads: Pos +commands
+  3. render (every tick) reads: Pos; commands
 batch 2:
-  4. tagger (every tick) writes: Tag +commands
+  4. tagger (every tick) writes: Tag; commands
 edges:
   mover -> drag (after)
   mover -> render (conflict on Pos)
@@ -1009,27 +1009,17 @@ mod run_order {
     }
 }
 
-/// Current behaviour: systems run batch by batch, so `RunReport::ran` (and the actual execution
-/// sequence on one thread) is `batches()` flattened — which differs from `order()` here.
+/// `RunReport::ran` lists systems in plan order (`order()`), although execution goes batch by
+/// batch (here b, c, d, a): `a` and `d` have no edge between them, so either sequence gives the
+/// same world.
 #[test]
-fn systems_run_batch_by_batch() {
-    let mut schedule = run_order::schedule();
-    let mut world = World::new();
-    let report = schedule.run(&mut world);
-    assert_eq!(report.ran, schedule.batches().concat());
-    assert_eq!(report.ran, ["b", "c", "d", "a"]);
-    assert_eq!(schedule.order(), ["b", "c", "a", "d"]);
-}
-
-#[test]
-#[ignore = "BUG: `Schedule::order()` and `RunReport::ran` are both documented as \"plan order\" \
-            but disagree: `order()` is Kahn's pop order (b, c, a, d) while systems run batch by \
-            batch (b, c, d, a)"]
 fn run_report_ran_is_in_plan_order() {
     let mut schedule = run_order::schedule();
     let mut world = World::new();
     let report = schedule.run(&mut world);
+    assert_eq!(schedule.order(), ["b", "c", "a", "d"]);
     assert_eq!(report.ran, schedule.order());
+    assert_eq!(schedule.batches().concat(), ["b", "c", "d", "a"]);
 }
 
 // ---------------------------------------------------------------------------------------------

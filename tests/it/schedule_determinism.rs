@@ -197,7 +197,8 @@ fn reader<'w>(context: &mut SystemContext<'w>, index: usize) -> Reader<'w> {
 /// Multiplier of the per-entity step (Knuth's MMIX LCG).
 const MUL: u64 = 6364136223846793005;
 
-/// `v = v * MUL + salt ^ sum(reads)` for every `W`; returns the new values in visit order.
+/// `v = (v * MUL + salt) ^ sum(declared reads)` for every `W`; returns the new values in visit
+/// order.
 fn update<W: Val>(
     context: &mut SystemContext<'_>,
     salt: u64,
@@ -279,6 +280,9 @@ impl<const ID: usize> System for RandomSystem<ID> {
         for (e, v) in values {
             if v % 11 == 0 {
                 commands.despawn(e);
+                if v % 2 == 0 {
+                    commands.despawn(e); // skipped and reported in the `ApplyReport`
+                }
             } else if v % 7 == 0 {
                 // Inserts and spawns only of declared writes (none: despawns only).
                 if let Some(&w) = c.writes.last() {
@@ -612,8 +616,6 @@ fn audit_flags_order_dependent_conflict() {
 }
 
 #[test]
-#[ignore = "BUG: audit_order reports an order-dependent pair as clean when its one seeded \
-            shuffle happens to keep the planned order (about half the seeds for two systems)"]
 fn audit_flags_order_dependent_conflict_for_every_seed() {
     let build = || Schedule::builder().add(double).add(increment);
     for seed in AUDIT_SEEDS {
@@ -671,35 +673,4 @@ fn audit_is_clean_for_order_independent_systems() {
             assert!(report.under_constrained.is_empty());
         }
     }
-}
-
-#[test]
-fn tmp_stats() {
-    use proptest::strategy::ValueTree;
-    let mut runner = proptest::test_runner::TestRunner::deterministic();
-    let (mut par, mut applied, mut errs, mut skipped, mut cmds, mut maxbatch) = (0, 0, 0, 0, 0, 0);
-    let n = 256;
-    for _ in 0..n {
-        let c = case().new_tree(&mut runner).unwrap().current();
-        let o = simulate(&c, 1).unwrap();
-        if o.batches.iter().any(|b| b.len() > 1) {
-            par += 1;
-        }
-        maxbatch = maxbatch.max(o.batches.iter().map(|b| b.len()).max().unwrap());
-        if o.reports.iter().any(|r| r.commands.applied > 0) {
-            applied += 1;
-        }
-        if o.reports.iter().any(|r| !r.commands.errors.is_empty()) {
-            errs += 1;
-        }
-        if o.reports.iter().any(|r| r.ran.len() < c.systems.len()) {
-            skipped += 1;
-        }
-        if c.systems.iter().filter(|s| s.commands).count() > 1 {
-            cmds += 1;
-        }
-    }
-    eprintln!(
-        "par {par} applied {applied} errs {errs} strided-skips {skipped} multi-cmd {cmds} maxbatch {maxbatch} of {n}"
-    );
 }

@@ -3,8 +3,9 @@
 //! Conflicting systems with no `after` path between them run in declaration order. That is
 //! deterministic, but fragile: reordering two `add` calls changes the result. The audit runs the
 //! schedule once as planned and once with a seeded shuffle of every order that `after` does not
-//! fix, and compares checksums. If they differ, it flips each such conflicting pair on its own
-//! and reports the pairs whose flip changes the result — add an `after` between them.
+//! fix, and compares checksums; then it flips each conflicting pair that only declaration order
+//! decides, on its own, and reports the pairs whose flip changes the result — add an `after`
+//! between them. Cost: 2 + (number of such pairs) runs of `ticks` ticks.
 
 use rota_core::World;
 
@@ -108,20 +109,20 @@ impl ScheduleBuilder {
         }
         let (shuffled, shuffled_order) =
             run_with(&build, &make_world, ticks, &checksum, Some(rank))?;
+        // Flip every pair that only declaration order decides, whatever the shuffle showed: a
+        // single shuffle can leave a guilty pair in its planned order.
         let mut under_constrained = Vec::new();
-        if planned != shuffled {
-            for &(a, b, conflict) in &ambiguous {
-                let mut flipped: Vec<usize> = (0..n).collect();
-                flipped.swap(a, b);
-                let (c, _) = run_with(&build, &make_world, ticks, &checksum, Some(flipped))?;
-                if c != planned {
-                    let (first, second) = if a < b { (a, b) } else { (b, a) };
-                    under_constrained.push(UnderConstrained {
-                        first: names[first],
-                        second: names[second],
-                        conflict,
-                    });
-                }
+        for &(a, b, conflict) in &ambiguous {
+            let mut flipped: Vec<usize> = (0..n).collect();
+            flipped.swap(a, b);
+            let (c, _) = run_with(&build, &make_world, ticks, &checksum, Some(flipped))?;
+            if c != planned {
+                let (first, second) = if a < b { (a, b) } else { (b, a) };
+                under_constrained.push(UnderConstrained {
+                    first: names[first],
+                    second: names[second],
+                    conflict,
+                });
             }
         }
         Ok(AuditReport {

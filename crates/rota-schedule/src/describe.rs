@@ -6,8 +6,9 @@ use crate::Schedule;
 use crate::plan::EdgeReason;
 
 impl Schedule {
-    /// The plan as text: systems in plan order grouped by batch, each with its stride and
-    /// accesses, then every ordering edge and why it exists.
+    /// The plan as text: systems grouped by batch, each numbered by its place in plan order
+    /// ([`Schedule::order`]) with its stride and accesses, then every ordering edge and why it
+    /// exists.
     pub fn describe(&self) -> String {
         let mut out = String::new();
         let _ = writeln!(
@@ -17,11 +18,10 @@ impl Schedule {
             self.plan.batches.len(),
             self.threads
         );
-        let mut position = 0;
         for (b, batch) in self.plan.batches.iter().enumerate() {
             let _ = writeln!(out, "batch {b}:");
             for &i in batch {
-                position += 1;
+                let position = self.plan.position[i] + 1;
                 let d = &self.descriptors[i];
                 let stride = if d.every_ticks == 1 {
                     "every tick".to_string()
@@ -32,14 +32,18 @@ impl Schedule {
                     v.iter().map(|a| a.name).collect::<Vec<_>>().join(", ")
                 };
                 let _ = write!(out, "  {position}. {} ({stride})", d.name);
+                let mut parts = Vec::new();
                 if !d.reads.is_empty() {
-                    let _ = write!(out, " reads: {}", names(&d.reads));
+                    parts.push(format!("reads: {}", names(&d.reads)));
                 }
                 if !d.writes.is_empty() {
-                    let _ = write!(out, " writes: {}", names(&d.writes));
+                    parts.push(format!("writes: {}", names(&d.writes)));
                 }
                 if d.uses_commands {
-                    let _ = write!(out, " +commands");
+                    parts.push("commands".to_string());
+                }
+                if !parts.is_empty() {
+                    let _ = write!(out, " {}", parts.join("; "));
                 }
                 out.push('\n');
             }

@@ -18,6 +18,14 @@ pub enum ScheduleError {
         /// The missing system.
         after: &'static str,
     },
+    /// A builder call names a system that was never added.
+    #[error("system `{system}` is named by `{call}` but was never added to the schedule")]
+    UnknownSystem {
+        /// The missing system.
+        system: &'static str,
+        /// The builder call naming it (`"after"`, `"every_ticks"`).
+        call: &'static str,
+    },
     /// The same system was added twice.
     #[error("system `{system}` was added twice")]
     DuplicateSystem {

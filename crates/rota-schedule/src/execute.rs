@@ -15,7 +15,7 @@ use crate::system_box::BoxedSystem;
 pub struct RunReport {
     /// The tick that ran (the world's tick before `run` advanced it).
     pub tick: u64,
-    /// Systems that ran, in plan order (strided systems skip some ticks).
+    /// Systems that ran, in plan order ([`Schedule::order`]; strided systems skip some ticks).
     pub ran: Vec<&'static str>,
     /// What applying the systems' commands did.
     pub commands: ApplyReport,
@@ -76,6 +76,7 @@ impl Schedule {
             tick,
             ..RunReport::default()
         };
+        let mut ran: Vec<usize> = Vec::new();
         for b in 0..self.plan.batches.len() {
             let due: Vec<usize> = self.plan.batches[b]
                 .iter()
@@ -88,10 +89,10 @@ impl Schedule {
             for queue in self.run_batch(world, &due) {
                 report.commands.merge(world.apply(queue));
             }
-            report
-                .ran
-                .extend(due.iter().map(|&i| self.descriptors[i].name));
+            ran.extend(due);
         }
+        ran.sort_by_key(|&i| self.plan.position[i]);
+        report.ran = ran.iter().map(|&i| self.descriptors[i].name).collect();
         world.advance_tick();
         report
     }

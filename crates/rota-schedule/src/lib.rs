@@ -183,9 +183,9 @@ impl ScheduleBuilder {
         }
         for (sys, ticks) in &self.strides {
             let Some(d) = self.descriptors.iter_mut().find(|d| d.id == sys.id) else {
-                return Err(ScheduleError::UnknownAfter {
+                return Err(ScheduleError::UnknownSystem {
                     system: sys.name,
-                    after: sys.name,
+                    call: "every_ticks",
                 });
             };
             d.every_ticks = *ticks;
@@ -205,9 +205,9 @@ impl ScheduleBuilder {
             }
         }
         for (sys, before) in &self.extra_after {
-            let i = index(sys).ok_or(ScheduleError::UnknownAfter {
+            let i = index(sys).ok_or(ScheduleError::UnknownSystem {
                 system: sys.name,
-                after: before.name,
+                call: "after",
             })?;
             let j = index(before).ok_or(ScheduleError::UnknownAfter {
                 system: sys.name,
@@ -271,7 +271,9 @@ impl Schedule {
         ScheduleBuilder::default()
     }
 
-    /// System names in plan order.
+    /// System names in plan order: a topological order of every edge in which, among systems
+    /// free to run, the earlier declared comes first. Execution runs batch by batch, which can
+    /// interleave independent systems differently without changing any result.
     pub fn order(&self) -> Vec<&'static str> {
         self.plan
             .order

@@ -29,8 +29,11 @@ pub enum EdgeReason {
 /// A computed plan over systems indexed by declaration order.
 #[derive(Clone, Debug)]
 pub(crate) struct Plan {
-    /// Declaration indices in run order.
+    /// Declaration indices in plan order (the Kahn order). Execution goes batch by batch, which
+    /// may interleave differently, but only among systems with no edge between them.
     pub(crate) order: Vec<usize>,
+    /// `position[i]`: where declaration index `i` stands in `order`.
+    pub(crate) position: Vec<usize>,
     /// Batches of declaration indices; each batch in run order.
     pub(crate) batches: Vec<Vec<usize>>,
     /// `(before, after, why)` for every edge.
@@ -139,8 +142,13 @@ impl Plan {
         for &i in &order {
             batches[batch_of[i]].push(i);
         }
+        let mut position = vec![0; n];
+        for (p, &i) in order.iter().enumerate() {
+            position[i] = p;
+        }
         Ok(Plan {
             order,
+            position,
             batches,
             edges,
         })

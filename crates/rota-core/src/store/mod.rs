@@ -12,15 +12,17 @@
 //! * **Back-pointers agree**: for every dense index `i`, `sparse[entities[i].slot] == i`; every
 //!   other sparse entry is `ABSENT` (`u32::MAX`). `entities` and `values` always have the same
 //!   length, including after a failed allocation.
-//! * **Sortedness**: `sorted == true` promises `entities` is strictly ascending by slot. The
-//!   example above is *unsettled* (`4v0` before `3v1`), which `insert` of a low slot or a
-//!   swap-`remove` of a non-last element produce in O(1).
+//! * **Displacement flags**: `displaced[i]` marks a dense element that may be out of order
+//!   (an appended low slot, or the element a swap-`remove` moved into a hole). **The elements
+//!   not flagged are strictly ascending by slot**, and `displaced_count` counts the flags; a
+//!   store with no flag is *settled*. The example above is unsettled (`4v0` before `3v1`);
+//!   `insert` of a low slot or a swap-`remove` of a non-last element produce that in O(1).
 //! * **Order contract**: [`Store::iter`] yields ascending slots in every state. A settled store
 //!   iterates as a plain slice walk; an unsettled one, seen through `&self`, falls back to a walk
 //!   over the sparse pages (cost ∝ highest slot, still ascending). Anything holding `&mut`
 //!   ([`Store::iter_mut`], [`Store::settle`], and the `World` at its sync points) settles first: a
-//!   sort of the dense columns by slot that costs O(n log n) worst case and O(n) when the disorder
-//!   is small. Removing every element in ascending order (the `add_remove` benchmark pattern)
+//!   sort that only sorts the k displaced elements and merges them into the ascending rest:
+//!   O(n + k log k), then one pass of swaps to apply the permutation. Removing every element in ascending order (the `add_remove` benchmark pattern)
 //!   stays O(1) per removal: swap-removes only flag the disorder, and an emptied store is sorted.
 //!
 //! Memory: 4 bytes per slot in each touched 4096-slot page (16 KiB a page), plus
@@ -69,7 +71,8 @@ pub struct Store<T> {
     sparse: SparsePages,
     entities: Vec<Entity>,
     values: Vec<T>,
-    sorted: bool,
+    displaced: Vec<bool>,
+    displaced_count: usize,
 }
 
 impl<T> Default for Store<T> {
@@ -84,7 +87,8 @@ impl<T: Clone> Clone for Store<T> {
             sparse: self.sparse.clone(),
             entities: self.entities.clone(),
             values: self.values.clone(),
-            sorted: self.sorted,
+            displaced: self.displaced.clone(),
+            displaced_count: self.displaced_count,
         }
     }
 }
@@ -102,7 +106,8 @@ impl<T> Store<T> {
             sparse: SparsePages::new(),
             entities: Vec::new(),
             values: Vec::new(),
-            sorted: true,
+            displaced: Vec::new(),
+            displaced_count: 0,
         }
     }
 
@@ -122,7 +127,7 @@ impl<T> Store<T> {
     /// is a plain slice walk. Iteration order is ascending either way.
     #[inline]
     pub fn is_settled(&self) -> bool {
-        self.sorted
+        self.displaced_count == 0
     }
 
     /// Dense index of `entity`'s value, if the store holds one for exactly this entity.
@@ -190,14 +195,25 @@ impl<T> Store<T> {
         if self.sparse.try_set(entity.slot(), index).is_err() {
             return Err((StoreError::OutOfMemory, value));
         }
-        if let Some(last) = self.entities.last()
-            && last.slot() > entity.slot()
+        if let Err(e) = self
+            .displaced
+            .try_reserve(1)
+            .map_err(|_| StoreError::OutOfMemory)
         {
-            self.sorted = false;
+            self.sparse.set_existing(entity.slot(), ABSENT);
+            return Err((e, value));
         }
-        // Capacity was reserved above for both columns: neither push can fail or reallocate.
+        // Clean only if it extends the ascending run: the last element is clean and lower.
+        let in_order = match (self.entities.last(), self.displaced.last()) {
+            (None, _) => true,
+            (Some(last), Some(false)) => last.slot() < entity.slot(),
+            _ => false,
+        };
+        // Capacity was reserved above for all columns: no push can fail or reallocate.
         self.entities.push(entity);
         self.values.push(value);
+        self.displaced.push(!in_order);
+        self.displaced_count += usize::from(!in_order);
         Ok(None)
     }
 
@@ -211,14 +227,21 @@ impl<T> Store<T> {
         self.sparse.set_existing(entity.slot(), ABSENT);
         self.entities.swap_remove(d);
         let value = self.values.swap_remove(d);
+        if self.displaced.swap_remove(d) {
+            self.displaced_count -= 1;
+        }
         if d != last {
-            // The element that was last now sits at `d`: repair its back-pointer.
+            // The element that was last now sits at `d`: repair its back-pointer, and flag it
+            // (it left the end of the order; the clean elements around it stay ascending).
             let moved = self.entities[d];
             self.sparse.set_existing(moved.slot(), d as u32);
-            self.sorted = false;
+            if !std::mem::replace(&mut self.displaced[d], true) {
+                self.displaced_count += 1;
+            }
         }
-        if self.entities.len() <= 1 {
-            self.sorted = true;
+        if self.entities.len() <= 1 && self.displaced_count > 0 {
+            self.displaced.fill(false);
+            self.displaced_count = 0;
         }
         Some(value)
     }
@@ -228,7 +251,8 @@ impl<T> Store<T> {
         self.sparse.clear();
         self.entities.clear();
         self.values.clear();
-        self.sorted = true;
+        self.displaced.clear();
+        self.displaced_count = 0;
     }
 
     /// Reserves room for `additional` more values in both dense columns.
@@ -246,20 +270,41 @@ impl<T> Store<T> {
     }
 
     /// Sorts the dense columns by slot if they are out of order, so later ordered iteration is a
-    /// plain slice walk. Cheap when already settled (one flag check).
+    /// plain slice walk. Cheap when already settled (one counter check); otherwise
+    /// O(n + k log k) for k displaced elements.
     pub fn settle(&mut self) {
-        if self.sorted {
+        if self.displaced_count == 0 {
             return;
         }
         let n = self.entities.len();
-        // Sort packed (slot, index) keys: one u64 compare per step, no indirection.
-        let mut keys: Vec<u64> = self
-            .entities
-            .iter()
-            .enumerate()
-            .map(|(i, e)| ((e.slot() as u64) << 32) | i as u64)
-            .collect();
-        keys.sort_unstable();
+        // The clean elements are already ascending: sort only the displaced ones (packed
+        // (slot, index) keys: one u64 compare per step), then merge the two runs.
+        let mut moved: Vec<u64> = Vec::with_capacity(self.displaced_count);
+        for (i, (e, &flag)) in self.entities.iter().zip(&self.displaced).enumerate() {
+            if flag {
+                moved.push(((e.slot() as u64) << 32) | i as u64);
+            }
+        }
+        moved.sort_unstable();
+        let mut keys: Vec<u64> = Vec::with_capacity(n);
+        let mut moved_iter = moved.iter().copied().peekable();
+        for (i, (e, &flag)) in self.entities.iter().zip(&self.displaced).enumerate() {
+            if flag {
+                continue;
+            }
+            let key = ((e.slot() as u64) << 32) | i as u64;
+            while let Some(&m) = moved_iter.peek() {
+                if m < key {
+                    keys.push(m);
+                    moved_iter.next();
+                } else {
+                    break;
+                }
+            }
+            keys.push(key);
+        }
+        keys.extend(moved_iter);
+        debug_assert_eq!(keys.len(), n);
         // Apply the permutation (new[i] = old[perm[i]]) in place, cycle by cycle, with swaps.
         let mut done = vec![false; n];
         for start in 0..n {
@@ -281,12 +326,13 @@ impl<T> Store<T> {
         for (i, e) in self.entities.iter().enumerate() {
             self.sparse.set_existing(e.slot(), i as u32);
         }
-        self.sorted = true;
+        self.displaced.fill(false);
+        self.displaced_count = 0;
     }
 
     /// `(Entity, &T)` in ascending slot order.
     pub fn iter(&self) -> Iter<'_, T> {
-        if self.sorted {
+        if self.is_settled() {
             Iter {
                 inner: IterInner::Dense(self.entities.iter().zip(self.values.iter())),
             }
@@ -395,8 +441,35 @@ impl<T> Store<T> {
                 self.entities.len()
             ));
         }
-        if self.sorted && self.entities.windows(2).any(|w| w[0].slot() >= w[1].slot()) {
-            return Err("store claims to be settled but dense is not ascending".into());
+        if self.displaced.len() != self.entities.len() {
+            return Err(format!(
+                "{} displacement flags for {} values",
+                self.displaced.len(),
+                self.entities.len()
+            ));
+        }
+        let flagged = self.displaced.iter().filter(|&&f| f).count();
+        if flagged != self.displaced_count {
+            return Err(format!(
+                "displaced_count is {} but {flagged} elements are flagged",
+                self.displaced_count
+            ));
+        }
+        let mut previous: Option<u32> = None;
+        for (e, _) in self
+            .entities
+            .iter()
+            .zip(&self.displaced)
+            .filter(|(_, f)| !**f)
+        {
+            if previous.is_some_and(|p| p >= e.slot()) {
+                return Err(if self.displaced_count == 0 {
+                    "store claims to be settled but dense is not ascending".into()
+                } else {
+                    format!("clean elements are not ascending at slot {}", e.slot())
+                });
+            }
+            previous = Some(e.slot());
         }
         Ok(())
     }

@@ -158,7 +158,8 @@ fn invariant_checker_catches_a_false_settled_claim() {
     let mut s = Store::new();
     s.insert(e[2], 0);
     s.insert(e[0], 0);
-    s.sorted = true;
+    s.displaced.fill(false);
+    s.displaced_count = 0;
     assert!(s.check_invariants().unwrap_err().contains("settled"));
 }
 
@@ -179,4 +180,24 @@ fn join_yields_common_entities_ascending() {
     assert_eq!(j, vec![(3, 3, 30), (5, 5, 50)]);
     let j2: Vec<_> = join(&b, &a).map(|(x, _, _)| x.slot()).collect();
     assert_eq!(j2, vec![3, 5]);
+}
+
+#[test]
+fn settle_merges_displaced_elements_into_the_ascending_rest() {
+    let (_, e) = spawn_n(12);
+    let mut s = Store::new();
+    for &i in &[1, 3, 5, 7, 9, 11] {
+        s.insert(e[i], i);
+    }
+    s.insert(e[4], 4); // displaced: lower than 11
+    s.insert(e[0], 0); // displaced: last is displaced
+    s.remove(e[3]); // the last element (0) moves into the hole, still displaced
+    s.insert(e[10], 10); // last is displaced: conservatively displaced too
+    s.check_invariants().unwrap();
+    assert!(!s.is_settled());
+    s.settle();
+    s.check_invariants().unwrap();
+    let got: Vec<usize> = s.iter().map(|(_, v)| *v).collect();
+    assert_eq!(got, [0, 1, 4, 5, 7, 9, 10, 11]);
+    assert_eq!(s.dense_values(), [0, 1, 4, 5, 7, 9, 10, 11]);
 }
