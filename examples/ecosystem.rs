@@ -68,10 +68,25 @@ impl Field {
     }
 }
 
-/// Prey per cell, rebuilt every tick (spatial buckets for hunting).
+/// Prey per cell, rebuilt every tick (spatial buckets for hunting), as one array sorted by cell
+/// (a counting sort): cell `c` holds `entities[start[c]..start[c] + len[c]]`.
 #[derive(Resource, Default)]
 struct PreyGrid {
-    cells: Vec<Vec<Entity>>,
+    start: Vec<u32>,
+    len: Vec<u32>,
+    entities: Vec<Entity>,
+}
+
+impl PreyGrid {
+    /// Takes the last prey of `cell` (the highest slot), if any.
+    fn pop(&mut self, cell: usize) -> Option<Entity> {
+        let len = self.len[cell];
+        if len == 0 {
+            return None;
+        }
+        self.len[cell] = len - 1;
+        Some(self.entities[(self.start[cell] + len - 1) as usize])
+    }
 }
 
 /// xorshift64*: a tiny portable PRNG. Stored as a resource, so every draw is world state and
@@ -174,15 +189,25 @@ fn rebuild_grid(
     mut grid: ResMut<PreyGrid>,
 ) {
     let cells = field.side * field.side;
-    if grid.cells.len() != cells {
-        grid.cells = vec![Vec::new(); cells];
+    let grid = &mut *grid;
+    grid.len.clear();
+    grid.len.resize(cells, 0);
+    for (_, p) in q.iter() {
+        grid.len[field.cell(p)] += 1;
     }
-    for bucket in grid.cells.iter_mut() {
-        bucket.clear();
+    grid.start.clear();
+    let mut total = 0u32;
+    for &n in &grid.len {
+        grid.start.push(total);
+        total += n;
     }
+    grid.entities.clear();
+    grid.entities.resize(total as usize, Entity::from_bits(0));
+    grid.len.fill(0);
     for (e, p) in q.iter() {
         let cell = field.cell(p);
-        grid.cells[cell].push(e);
+        grid.entities[(grid.start[cell] + grid.len[cell]) as usize] = e;
+        grid.len[cell] += 1;
     }
 }
 
@@ -200,11 +225,11 @@ fn hunting(
 ) {
     for (p, e) in &mut q {
         let cell = field.cell(p);
-        if grid.cells[cell].is_empty() || rng.unit() >= CATCH_CHANCE {
+        if grid.len[cell] == 0 || rng.unit() >= CATCH_CHANCE {
             continue;
         }
         // Buckets hold prey in ascending slot order; a predator takes the last (highest slot).
-        if let Some(victim) = grid.cells[cell].pop() {
+        if let Some(victim) = grid.pop(cell) {
             e.0 += PREDATOR_MEAL;
             commands.despawn(victim);
         }
@@ -427,15 +452,15 @@ fn simulate(args: &Args, threads: usize, show: bool) -> Result<Outcome, String> 
         if let Some(bar) = &bar {
             bar.inc(1);
         }
-        if show && (t % args.report_every == 0 || t + 1 == args.ticks) {
-            if let Some(&(tick, prey, predators, grass)) =
+        if show
+            && (t % args.report_every == 0 || t + 1 == args.ticks)
+            && let Some(&(tick, prey, predators, grass)) =
                 world.resource::<Stats>().ok().and_then(|s| s.rows.last())
-            {
-                let line = format!("{tick:>6} {prey:>9} {predators:>9} {grass:>10.0}");
-                match &bar {
-                    Some(bar) if !bar.is_hidden() => bar.println(line),
-                    _ => println!("{line}"),
-                }
+        {
+            let line = format!("{tick:>6} {prey:>9} {predators:>9} {grass:>10.0}");
+            match &bar {
+                Some(bar) if !bar.is_hidden() => bar.println(line),
+                _ => println!("{line}"),
             }
         }
     }

@@ -22,7 +22,7 @@
 //!   over the sparse pages (cost ∝ highest slot, still ascending). Anything holding `&mut`
 //!   ([`Store::iter_mut`], [`Store::settle`], and the `World` at its sync points) settles first: a
 //!   sort that only sorts the k displaced elements and merges them into the ascending rest:
-//!   O(n + k log k), then one pass of swaps to apply the permutation. Removing every element in ascending order (the `add_remove` benchmark pattern)
+//!   O(n + k log k), with sequential moves only. Removing every element in ascending order (the `add_remove` benchmark pattern)
 //!   stays O(1) per removal: swap-removes only flag the disorder, and an emptied store is sorted.
 //!
 //! Memory: 4 bytes per slot in each touched 4096-slot page (16 KiB a page), plus
@@ -277,52 +277,63 @@ impl<T> Store<T> {
             return;
         }
         let n = self.entities.len();
-        // The clean elements are already ascending: sort only the displaced ones (packed
-        // (slot, index) keys: one u64 compare per step), then merge the two runs.
-        let mut moved: Vec<u64> = Vec::with_capacity(self.displaced_count);
-        for (i, (e, &flag)) in self.entities.iter().zip(&self.displaced).enumerate() {
-            if flag {
-                moved.push(((e.slot() as u64) << 32) | i as u64);
-            }
-        }
-        moved.sort_unstable();
-        let mut keys: Vec<u64> = Vec::with_capacity(n);
-        let mut moved_iter = moved.iter().copied().peekable();
-        for (i, (e, &flag)) in self.entities.iter().zip(&self.displaced).enumerate() {
-            if flag {
-                continue;
-            }
-            let key = ((e.slot() as u64) << 32) | i as u64;
-            while let Some(&m) = moved_iter.peek() {
-                if m < key {
-                    keys.push(m);
-                    moved_iter.next();
+        // 1. Pull the displaced elements out; `extract_if` compacts the clean ones in place,
+        //    keeping their (ascending) order. Both columns see the same flags in the same order.
+        let mut flags = self.displaced.iter().copied();
+        let mut moved_entities: Vec<Entity> = self
+            .entities
+            .extract_if(.., |_| flags.next().unwrap_or(false))
+            .collect();
+        let mut flags = self.displaced.iter().copied();
+        let moved_values: Vec<T> = self
+            .values
+            .extract_if(.., |_| flags.next().unwrap_or(false))
+            .collect();
+        // 2. Sort the few displaced ones by slot (packed keys: one u64 compare per step).
+        let mut order: Vec<u64> = moved_entities
+            .iter()
+            .enumerate()
+            .map(|(i, e)| ((e.slot() as u64) << 32) | i as u64)
+            .collect();
+        order.sort_unstable();
+        let mut slots: Vec<Option<T>> = moved_values.into_iter().map(Some).collect();
+        let sorted_moved: Vec<(Entity, T)> = order
+            .iter()
+            .map(|&k| {
+                let i = (k & 0xFFFF_FFFF) as usize;
+                let v = slots[i]
+                    .take()
+                    .expect("each displaced element is taken once");
+                (moved_entities[i], v)
+            })
+            .collect();
+        moved_entities.clear();
+        // 3. Merge the two ascending runs, front to back, into fresh columns.
+        let clean_entities = std::mem::take(&mut self.entities);
+        let clean_values = std::mem::take(&mut self.values);
+        let mut entities = Vec::with_capacity(n);
+        let mut values = Vec::with_capacity(n);
+        let mut moved = sorted_moved.into_iter().peekable();
+        for (e, v) in clean_entities.into_iter().zip(clean_values) {
+            while let Some((m, _)) = moved.peek() {
+                if m.slot() < e.slot() {
+                    let (m, mv) = moved.next().expect("peeked");
+                    entities.push(m);
+                    values.push(mv);
                 } else {
                     break;
                 }
             }
-            keys.push(key);
+            entities.push(e);
+            values.push(v);
         }
-        keys.extend(moved_iter);
-        debug_assert_eq!(keys.len(), n);
-        // Apply the permutation (new[i] = old[perm[i]]) in place, cycle by cycle, with swaps.
-        let mut done = vec![false; n];
-        for start in 0..n {
-            if done[start] {
-                continue;
-            }
-            let mut cur = start;
-            loop {
-                done[cur] = true;
-                let next = (keys[cur] & 0xFFFF_FFFF) as usize;
-                if next == start {
-                    break;
-                }
-                self.entities.swap(cur, next);
-                self.values.swap(cur, next);
-                cur = next;
-            }
+        for (m, mv) in moved {
+            entities.push(m);
+            values.push(mv);
         }
+        debug_assert_eq!(entities.len(), n);
+        self.entities = entities;
+        self.values = values;
         for (i, e) in self.entities.iter().enumerate() {
             self.sparse.set_existing(e.slot(), i as u32);
         }
