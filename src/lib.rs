@@ -3,9 +3,13 @@
 //! *Same world, same systems, same result.* rota is an Entity Component System whose iteration
 //! order is part of the contract. This crate re-exports its parts:
 //!
-//! * [`rota_core`] — entities, ordered sparse-set stores (and, soon, the world and queries);
-//! * `rota_macros` — `#[derive(Component)]` and `#[system]`;
-//! * [`rota_schedule`] — the deterministic parallel scheduler.
+//! * [`rota_core`] — entities, ordered sparse-set stores, the [`World`], queries, resources,
+//!   [`Commands`], system parameters and the stable checksum;
+//! * `rota_macros` — `#[derive(Component)]`, `#[derive(Resource)]`, `#[derive(StableHash)]` and
+//!   `#[system]`;
+//! * [`rota_schedule`] — the deterministic parallel [`Schedule`].
+//!
+//! The README (compiled as doc tests below) has the tour; `ARCHITECTURE.md` the map.
 //!
 //! ## Non-goals
 //!
@@ -96,3 +100,8 @@ pub mod __private {
     /// As [`component_must_be_send_sync_static`], for resources.
     pub const fn resource_must_be_send_sync_static<T: Send + Sync + 'static>() {}
 }
+
+/// The README's code blocks, compiled and run as doc tests so they cannot rot.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;

@@ -1,6 +1,8 @@
 //! rota's project automation (matklad's xtask pattern): `cargo xtask <command>`.
 //!
 //! * `cargo xtask ci` — runs `.ci/run`, the exact CI script, so the two can never drift apart.
+//! * `cargo xtask compile-cost` — measures `cargo check` of a crate of 200 `#[system]`s against
+//!   one of 200 plain functions doing the same work (the figure in `rota-macros`' docs).
 
 use std::process::{Command, ExitCode};
 
@@ -8,6 +10,7 @@ fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     match args.first().map(String::as_str) {
         Some("ci") => run_ci(),
+        Some("compile-cost") => compile_cost(),
         Some("help") | Some("--help") | Some("-h") | None => {
             print_help();
             ExitCode::SUCCESS
@@ -27,10 +30,7 @@ fn print_help() {
 }
 
 fn run_ci() -> ExitCode {
-    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .expect("xtask lives one level below the workspace root")
-        .to_path_buf();
+    let root = workspace_root();
     match Command::new("bash")
         .arg(root.join(".ci/run"))
         .current_dir(&root)
@@ -46,4 +46,90 @@ fn run_ci() -> ExitCode {
             ExitCode::FAILURE
         }
     }
+}
+
+fn workspace_root() -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("xtask lives one level below the workspace root")
+        .to_path_buf()
+}
+
+/// Writes a crate with 200 systems (or 200 plain functions) over 20 components.
+fn write_crate(dir: &std::path::Path, systems: bool) -> std::io::Result<()> {
+    std::fs::create_dir_all(dir.join("src"))?;
+    let name = dir.file_name().and_then(|n| n.to_str()).unwrap_or("bench");
+    let root = workspace_root();
+    std::fs::write(
+        dir.join("Cargo.toml"),
+        format!(
+            "[package]\nname = \"{name}\"\nversion = \"0.0.0\"\nedition = \"2024\"\npublish = false\n\n[dependencies]\nrota = {{ path = {:?} }}\n\n[workspace]\n",
+            root.display().to_string()
+        ),
+    )?;
+    let mut src = String::from(
+        "#![allow(dead_code, unused_imports)]\nuse rota::{system, Component, Query, Res, Resource};\n",
+    );
+    for i in 0..20 {
+        src += &format!("#[derive(Component)] pub struct C{i}(pub f32);\n");
+    }
+    src += "#[derive(Resource)] pub struct R0(pub f32);\n";
+    for i in 0..200 {
+        let a = i % 20;
+        let mut b = (i * 7 + 3) % 20;
+        if b == a {
+            b = (b + 1) % 20;
+        }
+        if systems {
+            src += &format!(
+                "#[system(reads(C{b}, R0), writes(C{a}))]\npub fn s{i}(mut q: Query<(&mut C{a}, &C{b})>, r: Res<R0>) {{ for (x, y) in &mut q {{ x.0 += y.0 * r.0; }} }}\n"
+            );
+        } else {
+            src += &format!(
+                "pub fn s{i}(world: &mut rota::World, r: f32) {{ for (x, y) in world.query_mut::<(&mut C{a}, &C{b})>() {{ x.0 += y.0 * r; }} }}\n"
+            );
+        }
+    }
+    std::fs::write(dir.join("src/lib.rs"), src)
+}
+
+fn compile_cost() -> ExitCode {
+    let base = workspace_root().join("target/xtask-compile-cost");
+    let target = base.join("target");
+    for (name, systems) in [("with_systems", true), ("plain_functions", false)] {
+        let dir = base.join(name);
+        if let Err(e) = write_crate(&dir, systems) {
+            eprintln!("xtask compile-cost: {}: {e}", dir.display());
+            return ExitCode::FAILURE;
+        }
+        let check = || {
+            Command::new(env!("CARGO"))
+                .args(["check", "--quiet"])
+                .env("CARGO_TARGET_DIR", &target)
+                .current_dir(&dir)
+                .status()
+        };
+        if !matches!(check(), Ok(s) if s.success()) {
+            eprintln!(
+                "xtask compile-cost: cargo check failed in {}",
+                dir.display()
+            );
+            return ExitCode::FAILURE;
+        }
+        let mut times = Vec::new();
+        for _ in 0..5 {
+            let _ = std::fs::write(
+                dir.join("src/lib.rs"),
+                std::fs::read(dir.join("src/lib.rs")).unwrap_or_default(),
+            );
+            let start = std::time::Instant::now();
+            if !matches!(check(), Ok(s) if s.success()) {
+                return ExitCode::FAILURE;
+            }
+            times.push(start.elapsed().as_secs_f64());
+        }
+        times.sort_by(f64::total_cmp);
+        println!("{name:<16} cargo check, median of 5: {:.2} s", times[2]);
+    }
+    ExitCode::SUCCESS
 }

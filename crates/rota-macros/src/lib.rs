@@ -9,8 +9,30 @@
 //! * `#[derive(Component)]` and `#[derive(Resource)]` implement the marker traits for
 //!   `'static + Send + Sync` structs and enums. Unions, lifetime parameters and non-`Send + Sync`
 //!   types are compile errors that say why.
+//! * `#[system(reads(..), writes(..), after(..), every_ticks = N)]` turns a function into a
+//!   system whose body **cannot compile** if it touches a component or resource it did not
+//!   declare (writes imply reads). The system's marker type is declared inside the generated
+//!   constructor, so nothing outside can name it — a hand-written `impl Writes<T>` for it is
+//!   impossible. The descriptor the scheduler reads is built from the same lists as the marker's
+//!   `Reads`/`Writes` impls. A query aliasing a `&mut` (`(&mut A, &A)`, also through a type alias
+//!   or across two parameters) fails in a `const` evaluated by `cargo check`.
+//! * `#[derive(StableHash)]` gives a type the fixed encoding world checksums use.
 //! * Every error is a spanned `syn::Error` on the token at fault, and all errors in one input are
-//!   reported together.
+//!   reported together. `tests/ui/` pins every rejection with trybuild.
+//!
+//! ## Known limits
+//!
+//! * A type spelled two ways across `reads` and `writes` (alias and name) gives a conflicting-impl
+//!   error; spell it once (pinned by `same-type-in-both-lists-under-two-names.rs`).
+//! * Generic components have no `const` identity, so aliasing them is caught at run time.
+//! * Interior mutability inside a declared-read component is invisible to types.
+//!
+//! ## Compile cost
+//!
+//! `cargo xtask compile-cost` checks a crate of 200 `#[system]`s and a crate of 200 plain
+//! functions doing the same queries through `World::query_mut`: **0.96 s vs 0.16 s** of
+//! `cargo check` (median of 5, after touching the crate, on the 2-core machine of
+//! 2026-11-30) — about 4 ms per system.
 //!
 //! ## Structure
 //!
