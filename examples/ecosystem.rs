@@ -236,15 +236,22 @@ fn hunting(
     }
 }
 
-#[system(reads(Predator), writes(Energy, Age), after(hunting))]
-fn metabolism(mut q: Query<(&mut Energy, &mut Age, Option<&Predator>)>) {
-    for (e, age, predator) in &mut q {
+#[system(reads(Predator), writes(Energy), after(hunting))]
+fn metabolism(mut q: Query<(&mut Energy, Option<&Predator>)>) {
+    for (e, predator) in &mut q {
         e.0 -= if predator.is_some() {
             PREDATOR_COST
         } else {
             PREY_COST
         };
-        age.0 += 1;
+    }
+}
+
+/// Ages advance in strides of whole ticks: every 10th tick, by 10.
+#[system(writes(Age), every_ticks = 10)]
+fn aging(mut q: Query<&mut Age>) {
+    for age in &mut q {
+        age.0 += 10;
     }
 }
 
@@ -278,7 +285,7 @@ fn reproduction(
     }
 }
 
-#[system(reads(Energy, Age, Predator), after(reproduction))]
+#[system(reads(Energy, Age, Predator), after(reproduction, aging))]
 fn death(q: Query<(Entity, &Energy, &Age, Option<&Predator>)>, mut commands: Commands) {
     for (entity, e, age, predator) in q.iter() {
         let max_age = if predator.is_some() {
@@ -369,6 +376,7 @@ fn build_schedule(threads: usize) -> Result<Schedule, rota::ScheduleError> {
         .add(rebuild_grid)
         .add(hunting)
         .add(metabolism)
+        .add(aging)
         .add(reproduction)
         .add(death)
         .add(statistics)

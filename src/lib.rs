@@ -48,7 +48,7 @@ pub use {rota_core, rota_schedule};
 #[doc(hidden)]
 pub mod __private {
     pub use rota_core::checksum::{StableHash, StableHasher};
-    pub use rota_core::query::{ConstAccess, QueryData, find_alias};
+    pub use rota_core::query::{ConstAccess, QueryData, find_alias, same_component};
     pub use rota_core::system::{
         AccessKind, Declarable, Reads, System, SystemContext, SystemDescriptor, SystemParam,
         Writes, system_ref,
@@ -64,33 +64,9 @@ pub mod __private {
     /// resource (see `Declarable`'s message).
     pub const fn assert_declarable<T: Declarable>() {}
 
-    /// Whether two component types are the same, comparing their unique keys in `const`.
-    /// Generic components have no key and compare unequal here (checked at run time instead).
-    pub const fn same_component<A: Component, B: Component>() -> bool {
-        match (A::UNIQUE_KEY, B::UNIQUE_KEY) {
-            (Some(a), Some(b)) => str_eq(a, b),
-            _ => false,
-        }
-    }
-
     /// Whether the query type `Q` names a component twice with a `&mut`, in `const`.
     pub const fn query_aliases<Q: QueryData>() -> bool {
         find_alias(&Q::ACCESS).is_some()
-    }
-
-    const fn str_eq(a: &str, b: &str) -> bool {
-        let (a, b) = (a.as_bytes(), b.as_bytes());
-        if a.len() != b.len() {
-            return false;
-        }
-        let mut i = 0;
-        while i < a.len() {
-            if a[i] != b[i] {
-                return false;
-            }
-            i += 1;
-        }
-        true
     }
 
     /// Fails to compile, naming this function, for a component that is not

@@ -123,6 +123,16 @@ pub const fn find_alias(access: &ConstAccess) -> Option<&'static str> {
     find_in(access, access)
 }
 
+/// Whether two component types are the same, comparing their unique keys in `const` (used by
+/// `#[system]`'s compile-time alias checks). Generic components have no key and compare unequal
+/// here; the run-time check by `TypeId` catches them.
+pub const fn same_component<A: Component, B: Component>() -> bool {
+    match (A::UNIQUE_KEY, B::UNIQUE_KEY) {
+        (Some(a), Some(b)) => str_eq(a, b),
+        _ => false,
+    }
+}
+
 /// The first component `accesses` names twice with at least one write, compared by `TypeId`
 /// (this also catches generic components, whose names are not unique).
 pub fn find_alias_runtime(accesses: &[Access]) -> Option<&'static str> {

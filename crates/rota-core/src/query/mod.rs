@@ -31,7 +31,7 @@ use crate::store::Store;
 use crate::store::sparse::SparsePages;
 use crate::world::{ErasedStore, World, downcast_mut, downcast_ref};
 
-pub use access::{Access, ConstAccess, find_alias, find_alias_runtime};
+pub use access::{Access, ConstAccess, find_alias, find_alias_runtime, same_component};
 pub use fetch::{MutCursor, With, Without};
 pub use iter::QueryIter;
 

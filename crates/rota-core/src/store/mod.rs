@@ -26,7 +26,14 @@
 //!   stays O(1) per removal: swap-removes only flag the disorder, and an emptied store is sorted.
 //!
 //! Memory: 4 bytes per slot in each touched 4096-slot page (16 KiB a page), plus
-//! `8 + size_of::<T>()` bytes per stored value. Zero-sized `T` (tags) store no values at all.
+//! `9 + size_of::<T>()` bytes per stored value (entity, displacement flag, value). Zero-sized
+//! `T` (tags) store no values at all.
+//!
+//! Measured (`cargo bench --bench storage`, 2026-11-30, 2-core machine): ordered iteration of
+//! 100k `[f32; 3]` values after removing and re-inserting a random 10%, once settled, takes
+//! 100.8 µs against 101.6 µs for a plain `Vec<T>` walk of the same data — **0.99×**. Unsettled
+//! (the `&self` fallback walk) it takes 525 µs; settling costs 3.5 ms. Figures and the rest of
+//! the table: `docs/benchmarks.md`.
 
 pub(crate) mod sparse;
 
