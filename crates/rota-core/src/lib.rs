@@ -18,7 +18,7 @@
 //!   missing resources, skipped commands and failed allocations come back as typed errors
 //!   ([`EntityNotAlive`], [`SpawnError`], [`ResourceError`], [`CommandError`], [`StoreError`]).
 //! * **Nothing nondeterministic inside.** This crate reads no clock, opens no file, spawns no
-//!   thread and never iterates a `HashMap`/`HashSet`; `clippy.toml` enforces it.
+//!   thread and never iterates a hash map or hash set; `clippy.toml` enforces it.
 //!
 //! ## Goals, in order
 //!
