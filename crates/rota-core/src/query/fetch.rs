@@ -86,6 +86,22 @@ impl<'w, T> MutCursor<'w, T> {
         Some(item)
     }
 
+    /// The value at dense `index` (ascending calls only).
+    #[inline]
+    fn take_at(&mut self, index: usize) -> &'w mut T {
+        let mut rest = std::mem::take(&mut self.rest);
+        if index != self.offset {
+            rest = rest.split_at_mut(index - self.offset).1;
+        }
+        let tail = rest;
+        let (item, tail) = tail
+            .split_first_mut()
+            .expect("an aligned block lies inside the store");
+        self.rest = tail;
+        self.offset = index + 1;
+        item
+    }
+
     fn contains(&self, entity: Entity) -> bool {
         self.index_of(entity, usize::MAX).is_some()
     }
@@ -97,6 +113,21 @@ impl<'w, T> MutCursor<'w, T> {
             sparse: self.sparse,
             sorted: self.sorted,
         }
+    }
+}
+
+/// Whether `entities[start..]` begins with exactly `block`. Branch-free over the block (an OR
+/// of XORs) so it vectorizes; `Entity`'s derived `==` on slices compares element by element.
+#[inline]
+fn same_block(entities: &[Entity], block: &[Entity], start: usize) -> bool {
+    match entities.get(start..start + block.len()) {
+        Some(mine) => {
+            mine.iter()
+                .zip(block)
+                .fold(0u64, |acc, (a, b)| acc | (a.to_bits() ^ b.to_bits()))
+                == 0
+        }
+        None => false,
     }
 }
 
@@ -133,6 +164,14 @@ impl<T: Component> QueryData for &T {
     fn mismatch(f: &Self::Fetch<'_>, e: Entity) -> Option<(&'static str, &'static str)> {
         lacks::<T>(f.is_some_and(|s| s.contains(e)))
     }
+    fn aligned(f: &Self::Fetch<'_>, block: &[Entity], start: usize) -> bool {
+        f.is_some_and(|s| same_block(s.dense_entities(), block, start))
+    }
+    #[inline]
+    fn fetch_at<'w>(f: &mut Self::Fetch<'w>, _: Entity, index: usize) -> &'w T {
+        let s = f.expect("aligned implies the store exists");
+        &s.dense_values()[index]
+    }
 }
 impl<T: Component> ReadOnlyQueryData for &T {}
 
@@ -159,6 +198,16 @@ impl<T: Component> QueryData for &mut T {
     fn mismatch(f: &Self::Fetch<'_>, e: Entity) -> Option<(&'static str, &'static str)> {
         lacks::<T>(f.as_ref().is_some_and(|c| c.contains(e)))
     }
+    fn aligned(f: &Self::Fetch<'_>, block: &[Entity], start: usize) -> bool {
+        f.as_ref()
+            .is_some_and(|c| same_block(c.entities, block, start))
+    }
+    #[inline]
+    fn fetch_at<'w>(f: &mut Self::Fetch<'w>, _: Entity, index: usize) -> &'w mut T {
+        f.as_mut()
+            .expect("aligned implies the store exists")
+            .take_at(index)
+    }
 }
 
 impl<T: Component> QueryData for Option<&T> {
@@ -178,6 +227,13 @@ impl<T: Component> QueryData for Option<&T> {
     }
     fn mismatch(_: &Self::Fetch<'_>, _: Entity) -> Option<(&'static str, &'static str)> {
         None
+    }
+    fn aligned(f: &Self::Fetch<'_>, block: &[Entity], start: usize) -> bool {
+        f.is_none_or(|s| same_block(s.dense_entities(), block, start))
+    }
+    #[inline]
+    fn fetch_at<'w>(f: &mut Self::Fetch<'w>, _: Entity, index: usize) -> Option<&'w T> {
+        f.map(|s| &s.dense_values()[index])
     }
 }
 impl<T: Component> ReadOnlyQueryData for Option<&T> {}
@@ -200,6 +256,14 @@ impl<T: Component> QueryData for Option<&mut T> {
     fn mismatch(_: &Self::Fetch<'_>, _: Entity) -> Option<(&'static str, &'static str)> {
         None
     }
+    fn aligned(f: &Self::Fetch<'_>, block: &[Entity], start: usize) -> bool {
+        f.as_ref()
+            .is_none_or(|c| same_block(c.entities, block, start))
+    }
+    #[inline]
+    fn fetch_at<'w>(f: &mut Self::Fetch<'w>, _: Entity, index: usize) -> Option<&'w mut T> {
+        f.as_mut().map(|c| c.take_at(index))
+    }
 }
 
 impl QueryData for Entity {
@@ -215,6 +279,13 @@ impl QueryData for Entity {
     }
     fn mismatch(_: &Self::Fetch<'_>, _: Entity) -> Option<(&'static str, &'static str)> {
         None
+    }
+    fn aligned(_: &Self::Fetch<'_>, _: &[Entity], _: usize) -> bool {
+        true
+    }
+    #[inline]
+    fn fetch_at<'w>(_: &mut Self::Fetch<'w>, e: Entity, _: usize) -> Self::Item<'w> {
+        e
     }
 }
 impl ReadOnlyQueryData for Entity {}
@@ -239,6 +310,11 @@ impl<T: Component> QueryData for With<T> {
     fn mismatch(f: &Self::Fetch<'_>, e: Entity) -> Option<(&'static str, &'static str)> {
         lacks::<T>(f.is_some_and(|s| s.contains(e)))
     }
+    fn aligned(f: &Self::Fetch<'_>, block: &[Entity], start: usize) -> bool {
+        f.is_some_and(|s| same_block(s.dense_entities(), block, start))
+    }
+    #[inline]
+    fn fetch_at<'w>(_: &mut Self::Fetch<'w>, _: Entity, _: usize) -> Self::Item<'w> {}
 }
 impl<T: Component> ReadOnlyQueryData for With<T> {}
 
@@ -264,6 +340,12 @@ impl<T: Component> QueryData for Without<T> {
         f.is_some_and(|s| s.contains(e))
             .then_some(("has excluded", T::NAME))
     }
+    fn aligned(f: &Self::Fetch<'_>, _: &[Entity], _: usize) -> bool {
+        // Only an absent or empty store excludes nobody in a whole block.
+        f.is_none_or(|s| s.is_empty())
+    }
+    #[inline]
+    fn fetch_at<'w>(_: &mut Self::Fetch<'w>, _: Entity, _: usize) -> Self::Item<'w> {}
 }
 impl<T: Component> ReadOnlyQueryData for Without<T> {}
 
@@ -281,6 +363,11 @@ impl QueryData for () {
     fn mismatch(_: &Self::Fetch<'_>, _: Entity) -> Option<(&'static str, &'static str)> {
         None
     }
+    fn aligned(_: &Self::Fetch<'_>, _: &[Entity], _: usize) -> bool {
+        true
+    }
+    #[inline]
+    fn fetch_at<'w>(_: &mut Self::Fetch<'w>, _: Entity, _: usize) -> Self::Item<'w> {}
 }
 impl ReadOnlyQueryData for () {}
 
@@ -307,6 +394,14 @@ macro_rules! impl_query_tuple {
             fn mismatch(f: &Self::Fetch<'_>, e: Entity)
                 -> Option<(&'static str, &'static str)> {
                 None$(.or_else(|| $Q::mismatch(&f.$i, e)))+
+            }
+            fn aligned(f: &Self::Fetch<'_>, block: &[Entity], start: usize) -> bool {
+                true $(&& $Q::aligned(&f.$i, block, start))+
+            }
+            #[inline]
+            fn fetch_at<'w>(f: &mut Self::Fetch<'w>, e: Entity, index: usize)
+                -> Self::Item<'w> {
+                ($($Q::fetch_at(&mut f.$i, e, index),)+)
             }
         }
         impl<$($Q: ReadOnlyQueryData),+> ReadOnlyQueryData for ($($Q,)+) {}

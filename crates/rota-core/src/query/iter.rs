@@ -13,7 +13,7 @@ type SlotWalk<'w> = Box<dyn Iterator<Item = (u32, u32)> + 'w>;
 /// Where a query's entities come from, in ascending slot order, with the driver's dense index.
 enum DriverIter<'w> {
     /// A settled store: a slice walk.
-    Dense(std::iter::Enumerate<std::slice::Iter<'w, Entity>>),
+    Dense { entities: &'w [Entity], pos: usize },
     /// An unsettled store seen through `&World`: a walk over its sparse pages.
     Walk {
         slots: SlotWalk<'w>,
@@ -27,7 +27,10 @@ impl<'w> DriverIter<'w> {
     fn new(best: Option<Driver<'w>>, borrows: &Borrows<'w>) -> DriverIter<'w> {
         match best {
             None => DriverIter::Alive(borrows.entities().iter()),
-            Some(d) if d.sorted => DriverIter::Dense(d.entities.iter().enumerate()),
+            Some(d) if d.sorted => DriverIter::Dense {
+                entities: d.entities,
+                pos: 0,
+            },
             Some(d) => DriverIter::Walk {
                 slots: Box::new(d.sparse.iter()),
                 entities: d.entities,
@@ -38,7 +41,12 @@ impl<'w> DriverIter<'w> {
     #[inline]
     fn next(&mut self) -> Option<(Entity, usize)> {
         match self {
-            DriverIter::Dense(it) => it.next().map(|(i, e)| (*e, i)),
+            DriverIter::Dense { entities, pos } => {
+                let i = *pos;
+                let e = *entities.get(i)?;
+                *pos = i + 1;
+                Some((e, i))
+            }
             DriverIter::Walk { slots, entities } => slots
                 .next()
                 .map(|(_, d)| (entities[d as usize], d as usize)),
@@ -48,7 +56,7 @@ impl<'w> DriverIter<'w> {
 
     fn upper_bound(&self) -> Option<usize> {
         match self {
-            DriverIter::Dense(it) => Some(it.len()),
+            DriverIter::Dense { entities, pos } => Some(entities.len() - *pos),
             DriverIter::Walk { .. } => None,
             DriverIter::Alive(it) => Some(it.len()),
         }
@@ -62,7 +70,14 @@ pub struct QueryIter<'w, Q: QueryData, F: QueryData = ()> {
     data: Q::Fetch<'w>,
     filter: F::Fetch<'w>,
     driver: DriverIter<'w>,
+    /// End (exclusive dense index) of the block whose alignment was last checked.
+    block_end: usize,
+    /// Whether every store matches the driver's entities over the current block.
+    block_aligned: bool,
 }
+
+/// Dense positions checked for alignment at once: one slice comparison per store per block.
+const BLOCK: usize = 128;
 
 impl<'w, Q: QueryData, F: QueryData> QueryIter<'w, Q, F> {
     /// Starts a query over `borrows` (which must hold everything `Q` and `F` access).
@@ -77,6 +92,8 @@ impl<'w, Q: QueryData, F: QueryData> QueryIter<'w, Q, F> {
             data,
             filter,
             driver,
+            block_end: 0,
+            block_aligned: false,
         }
     }
 
@@ -120,6 +137,23 @@ impl<'w, Q: QueryData, F: QueryData> Iterator for QueryIter<'w, Q, F> {
 
     #[inline]
     fn next(&mut self) -> Option<Q::Item<'w>> {
+        if let DriverIter::Dense { entities, pos } = &mut self.driver {
+            // Fast path: when every store holds the driver's entities at the same dense
+            // indices over a block (stores filled by the same bundles), index them directly.
+            let i = *pos;
+            let entities: &'w [Entity] = entities;
+            if i >= self.block_end && i < entities.len() {
+                let end = (i + BLOCK).min(entities.len());
+                let block = &entities[i..end];
+                self.block_aligned =
+                    Q::aligned(&self.data, block, i) && F::aligned(&self.filter, block, i);
+                self.block_end = end;
+            }
+            if self.block_aligned && i < self.block_end {
+                *pos = i + 1;
+                return Some(Q::fetch_at(&mut self.data, entities[i], i));
+            }
+        }
         loop {
             let (entity, hint) = self.driver.next()?;
             if F::fetch(&mut self.filter, entity, hint).is_none() {
@@ -133,6 +167,45 @@ impl<'w, Q: QueryData, F: QueryData> Iterator for QueryIter<'w, Q, F> {
 
     fn size_hint(&self) -> (usize, Option<usize>) {
         (0, self.driver.upper_bound())
+    }
+
+    /// `for_each`, `sum`, `count`… land here: aligned blocks run as a tight loop over dense
+    /// indices, with no per-item driver dispatch.
+    fn fold<B, G>(mut self, init: B, mut g: G) -> B
+    where
+        G: FnMut(B, Self::Item) -> B,
+    {
+        let mut acc = init;
+        loop {
+            if let DriverIter::Dense { entities, pos } = &mut self.driver {
+                let entities: &'w [Entity] = entities;
+                let i = *pos;
+                if i >= entities.len() {
+                    return acc;
+                }
+                if i >= self.block_end {
+                    let end = (i + BLOCK).min(entities.len());
+                    let block = &entities[i..end];
+                    self.block_aligned =
+                        Q::aligned(&self.data, block, i) && F::aligned(&self.filter, block, i);
+                    self.block_end = end;
+                }
+                if self.block_aligned {
+                    let end = self.block_end;
+                    for (k, &e) in entities[i..end].iter().enumerate() {
+                        acc = g(acc, Q::fetch_at(&mut self.data, e, i + k));
+                    }
+                    if let DriverIter::Dense { pos, .. } = &mut self.driver {
+                        *pos = end;
+                    }
+                    continue;
+                }
+            }
+            match self.next() {
+                Some(item) => acc = g(acc, item),
+                None => return acc,
+            }
+        }
     }
 }
 

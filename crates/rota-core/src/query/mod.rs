@@ -69,6 +69,15 @@ pub trait QueryData {
     /// Why `entity` does not match: `(reason, component)`.
     #[doc(hidden)]
     fn mismatch(fetch: &Self::Fetch<'_>, entity: Entity) -> Option<(&'static str, &'static str)>;
+    /// Whether every entity of `block` (the driver's dense entities from index `start`) matches
+    /// this element at the same dense index in its own store — the common case of stores filled
+    /// by the same bundles. Then [`QueryData::fetch_at`] may index directly.
+    #[doc(hidden)]
+    fn aligned(fetch: &Self::Fetch<'_>, block: &[Entity], start: usize) -> bool;
+    /// The item for `entity` at dense `index`, inside a block [`QueryData::aligned`] approved;
+    /// indices must ascend.
+    #[doc(hidden)]
+    fn fetch_at<'w>(fetch: &mut Self::Fetch<'w>, entity: Entity, index: usize) -> Self::Item<'w>;
 }
 
 /// A [`QueryData`] that only reads, so it can run through `&World` and share stores.
