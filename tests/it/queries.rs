@@ -952,9 +952,9 @@ fn fold_fast_path_agrees_with_next_across_aligned_and_misaligned_blocks() {
         world.spawn_with((FA(5000 + k), FB(k)));
     }
     let by_next: Vec<(Entity, u32, u32)> = {
-        let mut it = world.query_mut::<(Entity, &mut FA, &FB)>();
         let mut v = Vec::new();
-        while let Some((e, a, b)) = it.next() {
+        // A `for` loop drives `next()` one item at a time (not `fold`).
+        for (e, a, b) in world.query_mut::<(Entity, &mut FA, &FB)>() {
             a.0 += 1;
             v.push((e, a.0, b.0));
         }
