@@ -3,6 +3,8 @@
 //! * `cargo xtask ci` — runs `.ci/run`, the exact CI script, so the two can never drift apart.
 //! * `cargo xtask compile-cost` — measures `cargo check` of a crate of 200 `#[system]`s against
 //!   one of 200 plain functions doing the same work (the figure in `rota-macros`' docs).
+//! * `cargo xtask bench [--quick]` — builds and runs the peer benchmarks (`benches/peers`, its
+//!   own workspace) and writes `target/bench-report/{report.md,chart.svg}`.
 
 use std::process::{Command, ExitCode};
 
@@ -11,6 +13,7 @@ fn main() -> ExitCode {
     match args.first().map(String::as_str) {
         Some("ci") => run_ci(),
         Some("compile-cost") => compile_cost(),
+        Some("bench") => bench(&args[1..]),
         Some("help") | Some("--help") | Some("-h") | None => {
             print_help();
             ExitCode::SUCCESS
@@ -25,7 +28,7 @@ fn main() -> ExitCode {
 
 fn print_help() {
     println!(
-        "usage: cargo xtask <command>\n\ncommands:\n  ci    run .ci/run (fmt, clippy, tests, doc tests, examples)"
+        "usage: cargo xtask <command>\n\ncommands:\n  ci                 run .ci/run (fmt, clippy, tests, doc tests, examples)\n  compile-cost       cargo check cost of 200 #[system]s vs 200 plain functions\n  bench [--quick]    peer benchmarks (benches/peers) -> target/bench-report/"
     );
 }
 
@@ -43,6 +46,42 @@ fn run_ci() -> ExitCode {
         }
         Err(e) => {
             eprintln!("xtask ci: could not start bash: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// `cargo xtask bench [--quick]`: runs the peer-benchmark package (not a workspace member, so
+/// bevy_ecs & co. only build here) and writes its report into `target/bench-report`.
+fn bench(args: &[String]) -> ExitCode {
+    let mut quick = false;
+    for a in args {
+        match a.as_str() {
+            "--quick" => quick = true,
+            other => {
+                eprintln!("xtask bench: unknown argument `{other}` (expected `--quick`)");
+                return ExitCode::from(2);
+            }
+        }
+    }
+    let root = workspace_root();
+    let out = root.join("target/bench-report");
+    let mut cmd = Command::new(env!("CARGO"));
+    cmd.args(["run", "--release", "--manifest-path"])
+        .arg(root.join("benches/peers/Cargo.toml"))
+        .arg("--");
+    if quick {
+        cmd.arg("--quick");
+    }
+    cmd.arg("--out").arg(&out).current_dir(&root);
+    match cmd.status() {
+        Ok(status) if status.success() => ExitCode::SUCCESS,
+        Ok(status) => {
+            eprintln!("xtask bench: benches/peers failed ({status})");
+            ExitCode::FAILURE
+        }
+        Err(e) => {
+            eprintln!("xtask bench: could not start cargo: {e}");
             ExitCode::FAILURE
         }
     }

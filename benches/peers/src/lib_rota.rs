@@ -1,0 +1,182 @@
+//! rota: `spawn_batch`, `query_mut`, `#[system]` + `Schedule`, `ParallelQuery::par_for_each`.
+
+use rota::{Entity, ParallelQuery, Query, Schedule, World, system};
+
+use crate::common::*;
+
+#[system(writes(A, B))]
+fn ab(mut q: Query<(&mut A, &mut B)>) {
+    for (a, b) in &mut q {
+        std::mem::swap(&mut a.0, &mut b.0);
+    }
+}
+
+#[system(writes(C, D))]
+fn cd(mut q: Query<(&mut C, &mut D)>) {
+    for (c, d) in &mut q {
+        std::mem::swap(&mut c.0, &mut d.0);
+    }
+}
+
+#[system(writes(C, E))]
+fn ce(mut q: Query<(&mut C, &mut E)>) {
+    for (c, e) in &mut q {
+        std::mem::swap(&mut c.0, &mut e.0);
+    }
+}
+
+#[system(writes(Transform, Position))]
+fn heavy_sys(mut q: Query<(&mut Transform, &mut Position)>) {
+    q.par_for_each(|(t, p)| heavy(t, p));
+}
+
+fn bundle_digest(w: &mut World) -> f64 {
+    w.query_mut::<(&Transform, &Position, &Rotation, &Velocity)>()
+        .map(|(t, p, r, v)| sum_bundle(t, p, r, v))
+        .sum()
+}
+
+fn sched_digest(w: &mut World) -> f64 {
+    let mut s = 0.0;
+    s += w
+        .query_mut::<&A>()
+        .map(|x| super::common::w(1.0, x.0))
+        .sum::<f64>();
+    s += w
+        .query_mut::<&B>()
+        .map(|x| super::common::w(2.0, x.0))
+        .sum::<f64>();
+    s += w
+        .query_mut::<&C>()
+        .map(|x| super::common::w(3.0, x.0))
+        .sum::<f64>();
+    s += w
+        .query_mut::<&D>()
+        .map(|x| super::common::w(4.0, x.0))
+        .sum::<f64>();
+    s += w
+        .query_mut::<&E>()
+        .map(|x| super::common::w(5.0, x.0))
+        .sum::<f64>();
+    s
+}
+
+pub fn make(wl: Workload) -> Box<dyn Bench> {
+    match wl {
+        Workload::SimpleInsert => case(
+            None::<World>,
+            |s| {
+                let mut w = World::new();
+                w.spawn_batch((0..N).map(bundle));
+                *s = Some(w);
+            },
+            |s| bundle_digest(s.as_mut().expect("ran")),
+        ),
+        Workload::SimpleIter => {
+            let mut w = World::new();
+            w.spawn_batch((0..N).map(bundle));
+            case(
+                w,
+                |w| {
+                    w.query_mut::<(&mut Position, &Velocity)>()
+                        .for_each(|(p, v)| {
+                            p.0[0] += v.0[0];
+                            p.0[1] += v.0[1];
+                            p.0[2] += v.0[2];
+                        })
+                },
+                |w| w.query_mut::<&Position>().map(|p| sum3(&p.0)).sum(),
+            )
+        }
+        Workload::FragmentedIter => {
+            let mut w = World::new();
+            macro_rules! sp {
+                ($w:expr, $t:ident) => {
+                    $w.spawn_batch((0..FRAG_PER_TYPE).map(|_| (frag::$t(0.0), Data(1.0))));
+                };
+            }
+            frag_all!(sp, w);
+            case(
+                w,
+                |w| w.query_mut::<&mut Data>().for_each(|d| d.0 *= 2.0),
+                |w| w.query_mut::<&Data>().map(|d| d.0 as f64).sum(),
+            )
+        }
+        Workload::AddRemove => {
+            let mut w = World::new();
+            let es: Vec<Entity> = w.spawn_batch((0..N).map(|_| (AddA(1.0),)));
+            case(
+                (w, es),
+                |(w, es)| {
+                    for &e in es.iter() {
+                        w.insert(e, AddB(0.0)).expect("alive");
+                    }
+                    for &e in es.iter() {
+                        w.remove::<AddB>(e).expect("alive");
+                    }
+                },
+                |(w, _)| {
+                    w.query_mut::<&AddA>().map(|a| a.0 as f64).sum::<f64>()
+                        + 1000.0 * w.query_mut::<&AddB>().count() as f64
+                },
+            )
+        }
+        Workload::Schedule => {
+            let mut w = World::new();
+            w.spawn_batch((0..N).map(sched_ab));
+            w.spawn_batch((0..N).map(sched_abc));
+            w.spawn_batch((0..N).map(sched_abcd));
+            w.spawn_batch((0..N).map(sched_abce));
+            let s = Schedule::builder()
+                .add(ab)
+                .add(cd)
+                .add(ce)
+                .build()
+                .expect("valid schedule");
+            case(
+                (w, s),
+                |(w, s)| {
+                    std::hint::black_box(s.run(w));
+                },
+                |(w, _)| sched_digest(w),
+            )
+        }
+        Workload::HeavyCompute => {
+            let mut w = World::new();
+            w.spawn_batch((0..HEAVY_N).map(heavy_bundle));
+            case(
+                w,
+                |w| {
+                    let report = std::hint::black_box(w.run(heavy_sys));
+                    debug_assert!(report.is_clean());
+                },
+                |w| {
+                    w.query_mut::<(&Transform, &Position)>()
+                        .map(|(t, p)| sum_heavy(t, p))
+                        .sum()
+                },
+            )
+        }
+    }
+}
+
+/// Runs the churn `History`; returns `(entity slot, label)` in query visit order.
+pub fn probe(h: &History) -> Vec<(u64, u32)> {
+    let mut w = World::new();
+    let mut es: Vec<Entity> = (0..PROBE_FIRST)
+        .map(|l| w.spawn_with((Label(l),)))
+        .collect();
+    for &l in &h.despawn {
+        w.despawn(es[l as usize]).expect("alive");
+    }
+    es.extend((PROBE_FIRST..PROBE_FIRST + PROBE_MORE).map(|l| w.spawn_with((Label(l),))));
+    for &l in &h.remove {
+        w.remove::<Label>(es[l as usize]).expect("alive");
+    }
+    for &l in &h.readd {
+        w.insert(es[l as usize], Label(l)).expect("alive");
+    }
+    w.query_mut::<(Entity, &Label)>()
+        .map(|(e, l)| (e.slot() as u64, l.0))
+        .collect()
+}
