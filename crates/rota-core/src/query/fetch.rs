@@ -121,6 +121,8 @@ impl<'w, T> MutCursor<'w, T> {
 #[inline]
 fn same_block(entities: &[Entity], block: &[Entity], start: usize) -> bool {
     match entities.get(start..start + block.len()) {
+        // Reject misaligned stores at the first and last entity before comparing the block.
+        Some(mine) if mine.first() != block.first() || mine.last() != block.last() => false,
         Some(mine) => {
             mine.iter()
                 .zip(block)
