@@ -15,9 +15,9 @@ pub trait Bundle: Send + 'static {
     #[doc(hidden)]
     fn register(world: &mut World, indices: &mut Vec<usize>);
 
-    /// Reserves room for `additional` values in the store of the bundle element at `position`.
+    /// Reserves room for `additional` values in every store of the bundle.
     #[doc(hidden)]
-    fn reserve(stores: &mut [StoreEntry], indices: &[usize], position: usize, additional: usize);
+    fn reserve(stores: &mut [StoreEntry], indices: &[usize], additional: usize);
 
     /// Moves the components into their stores for `entity`.
     #[doc(hidden)]
@@ -26,7 +26,7 @@ pub trait Bundle: Send + 'static {
 
 impl Bundle for () {
     fn register(_: &mut World, _: &mut Vec<usize>) {}
-    fn reserve(_: &mut [StoreEntry], _: &[usize], _: usize, _: usize) {}
+    fn reserve(_: &mut [StoreEntry], _: &[usize], _: usize) {}
     fn insert(self, _: &mut [StoreEntry], _: &[usize], _: Entity) {}
 }
 
@@ -36,18 +36,11 @@ macro_rules! impl_bundle {
             fn register(world: &mut World, indices: &mut Vec<usize>) {
                 $(indices.push(world.register::<$T>());)+
             }
-            fn reserve(
-                stores: &mut [StoreEntry],
-                indices: &[usize],
-                position: usize,
-                additional: usize,
-            ) {
+            fn reserve(stores: &mut [StoreEntry], indices: &[usize], additional: usize) {
+                // A failed reservation is not an error here: inserts grow as needed.
                 $(
-                    if position == $i {
-                        // A failed reservation is not an error here: inserts grow as needed.
-                        let _ = downcast_mut::<$T>(&mut *stores[indices[$i]].store)
-                            .try_reserve(additional);
-                    }
+                    let _ = downcast_mut::<$T>(&mut *stores[indices[$i]].store)
+                        .try_reserve(additional);
                 )+
             }
             fn insert(self, stores: &mut [StoreEntry], indices: &[usize], entity: Entity) {

@@ -44,8 +44,6 @@ pub struct MutCursor<'w, T> {
     entities: &'w [Entity],
     rest: &'w mut [T],
     offset: usize,
-    len: usize,
-    sorted: bool,
 }
 
 impl<'w, T> MutCursor<'w, T> {
@@ -54,10 +52,8 @@ impl<'w, T> MutCursor<'w, T> {
         MutCursor {
             sparse,
             entities,
-            len: values.len(),
             rest: values,
             offset: 0,
-            sorted: true,
         }
     }
 
@@ -108,10 +104,11 @@ impl<'w, T> MutCursor<'w, T> {
 
     fn driver(&self) -> Driver<'w> {
         Driver {
-            len: self.len,
+            len: self.entities.len(),
             entities: self.entities,
             sparse: self.sparse,
-            sorted: self.sorted,
+            // A cursor's store is settled by construction (`split_settled`).
+            sorted: true,
         }
     }
 }

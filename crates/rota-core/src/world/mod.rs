@@ -198,9 +198,7 @@ impl World {
         let mut indices = Vec::new();
         B::register(self, &mut indices);
         let hint = bundles.size_hint().0;
-        for position in 0..indices.len() {
-            B::reserve(&mut self.stores, &indices, position, hint);
-        }
+        B::reserve(&mut self.stores, &indices, hint);
         let mut out = Vec::with_capacity(hint);
         for bundle in bundles {
             let Ok(entity) = self.entities.spawn() else {
