@@ -31,33 +31,71 @@
 
 pub use rota_core::checksum::{StableHash, StableHasher};
 pub use rota_core::query;
-pub use rota_core::system::{Local, Query, Res, ResMut, System, SystemDescriptor};
+pub use rota_core::system::{
+    IntoSystem, Local, Query, Res, ResMut, System, SystemDescriptor, SystemParam, Unrestricted,
+};
 pub use rota_core::{
     ApplyReport, Bundle, CommandError, CommandQueue, Commands, Component, Entities, EntitiesIter,
     Entity, EntityNotAlive, Iter, IterMut, QueryAliasError, QueryData, QueryGetError, QueryIter,
     ReadOnlyQueryData, Resource, ResourceError, SpawnError, Store, StoreError, With, Without,
     World, join,
 };
-pub use rota_macros::{Component, Resource, StableHash, system};
+pub use rota_macros::{Component, Resource, StableHash, SystemParam, system};
 pub use rota_schedule::{
     AuditReport, ParallelQuery, RunReport, Schedule, ScheduleBuilder, ScheduleError,
 };
 pub use {rota_core, rota_schedule};
 
-/// Paths the macros' generated code uses. Not public API: no stability promise.
+/// Paths the macros' generated code uses. **Not public API**: no stability promise, and code
+/// outside rota that names these items is outside every guarantee rota makes (it can implement
+/// sealed traits through them). Generated code names only `::rota::__private` paths, so a
+/// user's imports cannot break it.
 #[doc(hidden)]
 pub mod __private {
     pub use rota_core::checksum::{StableHash, StableHasher};
-    pub use rota_core::query::{ConstAccess, QueryData, find_alias, same_component};
+    pub use rota_core::query::{
+        Access, ConstAccess, QueryData, check_one_commands, check_parameter_aliasing, find_alias,
+    };
+    pub use rota_core::system::sealed::SystemSeal;
     pub use rota_core::system::{
-        AccessKind, Declarable, Reads, System, SystemContext, SystemDescriptor, SystemParam,
-        Writes, system_ref,
+        AccessKind, AllowedBy, Declarable, Defers, Marker, ParamSeal, Reads, System, SystemContext,
+        SystemDescriptor, SystemParam, Writes, system_ref,
     };
     pub use rota_core::{Component, Resource};
+    pub use std::vec::Vec;
+
+    /// A system's state (its parameters' states), type-erased so the generated `System` impl
+    /// need not spell parameter types with lifetimes.
+    pub type ErasedState = Box<dyn ::core::any::Any + Send>;
+
+    /// Erases a system's state.
+    pub fn erase_state<T: ::core::any::Any + Send>(state: T) -> ErasedState {
+        Box::new(state)
+    }
+
+    /// The state [`erase_state`] erased.
+    ///
+    /// # Panics
+    ///
+    /// If `T` is not the erased type (a bug in the generated code).
+    pub fn state_mut<T: ::core::any::Any>(state: &mut ErasedState) -> &mut T {
+        match state.downcast_mut::<T>() {
+            Some(state) => state,
+            None => panic!("rota internal invariant violated: a system's state has another type"),
+        }
+    }
 
     /// `TypeId::of`, named here so generated code needs no `std` path.
     pub fn type_id_of<T: 'static>() -> ::core::any::TypeId {
         ::core::any::TypeId::of::<T>()
+    }
+
+    /// Fails to compile, once, at a parameter whose accesses system `S` did not declare (the
+    /// message comes from `Reads`/`Writes`: it names the system and the type).
+    pub const fn check_access<S, P: SystemParam>()
+    where
+        P::Access: AllowedBy<S>,
+    {
     }
 
     /// Fails to compile for a type in `reads(..)`/`writes(..)` that is not a component or

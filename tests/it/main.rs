@@ -1,5 +1,6 @@
 //! rota's integration tests: one binary (links once), one module per area.
 
+mod join_model;
 mod queries;
 mod schedule;
 mod schedule_determinism;

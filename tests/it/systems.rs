@@ -846,7 +846,7 @@ fn a_missing_resource_written_by_res_mut_panics() {
 }
 
 #[test]
-#[should_panic(expected = "system `generic_alias`: a query names component `G` twice")]
+#[should_panic(expected = "system `generic_alias`: its parameters access `G` twice")]
 fn a_generic_component_aliased_in_one_query_panics_at_run_time() {
     let mut world = World::new();
     world.spawn_with((G(1u8),));
@@ -854,16 +854,14 @@ fn a_generic_component_aliased_in_one_query_panics_at_run_time() {
 }
 
 #[test]
-#[should_panic(expected = "system `generic_alias`: a query names component `G` twice")]
+#[should_panic(expected = "system `generic_alias`: its parameters access `G` twice")]
 fn a_generic_component_aliased_in_one_query_panics_even_without_its_store() {
     let mut world = World::new();
     let _ = world.run(generic_alias);
 }
 
 #[test]
-#[should_panic(
-    expected = "system `generic_alias_across`: component `G` is borrowed by two parameters and one of them writes it"
-)]
+#[should_panic(expected = "system `generic_alias_across`: its parameters access `G` twice")]
 fn a_generic_component_aliased_across_parameters_panics_at_run_time() {
     let mut world = World::new();
     world.spawn_with((G(1u8),));
@@ -877,4 +875,18 @@ fn generic_components_with_different_arguments_do_not_alias() {
     clean(world.run(generic_distinct));
     assert_eq!(world.get::<G<u8>>(e), Some(&G(44u8)));
     assert_eq!(world.get::<G<u16>>(e), Some(&G(300u16)));
+}
+
+#[test]
+fn a_schedule_refuses_a_generic_component_aliased_across_parameters_before_running() {
+    let err = rota::Schedule::builder()
+        .add(generic_alias_across)
+        .build()
+        .err();
+    assert_eq!(
+        err.map(|e| e.to_string()).as_deref(),
+        Some(
+            "system `generic_alias_across`: its parameters access `G` twice and one access writes it; a `&mut` would alias"
+        )
+    );
 }

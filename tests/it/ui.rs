@@ -12,6 +12,7 @@ fn ui_rejections_fail_under_cargo_check() {
     let t = trybuild::TestCases::new();
     t.compile_fail("tests/ui/component/[!p]*.rs");
     t.compile_fail("tests/ui/system/[!p]*.rs");
+    t.compile_fail("tests/ui/seal/[!p]*.rs");
 }
 
 #[test]
@@ -19,4 +20,5 @@ fn ui_pass_cases_compile_and_run() {
     let t = trybuild::TestCases::new();
     t.pass("tests/ui/component/pass-*.rs");
     t.pass("tests/ui/system/pass-*.rs");
+    t.pass("tests/ui/seal/pass-*.rs");
 }

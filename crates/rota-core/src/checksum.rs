@@ -198,7 +198,7 @@ impl World {
     /// use rota_core::checksum::{StableHash, StableHasher};
     ///
     /// struct Hp(u32);
-    /// impl Component for Hp { const NAME: &'static str = "Hp"; }
+    /// impl Component for Hp { const NAME: &'static str = "Hp"; const UNIQUE_KEY: Option<&'static str> = Some("doc::Hp"); }
     /// impl StableHash for Hp {
     ///     fn stable_hash(&self, h: &mut StableHasher) { self.0.stable_hash(h) }
     /// }

@@ -16,7 +16,7 @@ use crate::bundle::Bundle;
 use crate::component::Component;
 use crate::entity::{Entities, Entity, ReserveCursor};
 use crate::error::{CommandError, EntityNotAlive, SpawnError};
-use crate::system::{BundleWrites, Unrestricted, WrittenBy};
+use crate::system::{BundleDefers, DeferredBy, Unrestricted};
 use crate::world::World;
 
 type SpawnFn = Box<dyn FnOnce(&mut World, Entity) + Send>;
@@ -48,7 +48,7 @@ enum Command {
 /// use rota_core::{Component, Entity, World};
 ///
 /// struct Hp(i32);
-/// impl Component for Hp { const NAME: &'static str = "Hp"; }
+/// impl Component for Hp { const NAME: &'static str = "Hp"; const UNIQUE_KEY: Option<&'static str> = Some("doc::Hp"); }
 ///
 /// let mut world = World::new();
 /// world.spawn_batch([(Hp(0),), (Hp(5),), (Hp(-1),)]);
@@ -72,7 +72,7 @@ enum Command {
 /// # In systems
 ///
 /// A system's `Commands` parameter is typed by its system: `insert`, `remove` and `spawn` only
-/// compile for components the system declares in `writes(..)`, and `queue` (arbitrary world
+/// compile for components the system declares in `defers(..)` or `writes(..)`, and `queue` (arbitrary world
 /// access) is not offered. Its commands are applied at the schedule's sync points.
 pub struct Commands<'w, S = Unrestricted> {
     entities: &'w Entities,
@@ -156,7 +156,7 @@ impl<'w, S> Commands<'w, S> {
     /// # Panics
     ///
     /// If the world has no slot left to reserve (see [`Commands::try_spawn`]).
-    pub fn spawn<B: Bundle + BundleWrites<S>>(&mut self, bundle: B) -> Entity {
+    pub fn spawn<B: Bundle + BundleDefers<S>>(&mut self, bundle: B) -> Entity {
         match self.try_spawn(bundle) {
             Ok(e) => e,
             Err(err) => panic!("Commands::spawn: {err}"),
@@ -168,7 +168,7 @@ impl<'w, S> Commands<'w, S> {
     /// # Errors
     ///
     /// [`SpawnError::SlotsExhausted`] if no slot is left; nothing is recorded.
-    pub fn try_spawn<B: Bundle + BundleWrites<S>>(
+    pub fn try_spawn<B: Bundle + BundleDefers<S>>(
         &mut self,
         bundle: B,
     ) -> Result<Entity, SpawnError> {
@@ -186,7 +186,7 @@ impl<'w, S> Commands<'w, S> {
     }
 
     /// Records inserting (or replacing) `entity`'s `T`.
-    pub fn insert<T: Component + WrittenBy<S>>(&mut self, entity: Entity, component: T) {
+    pub fn insert<T: Component + DeferredBy<S>>(&mut self, entity: Entity, component: T) {
         self.ops.push(Command::Insert(
             entity,
             T::NAME,
@@ -195,7 +195,7 @@ impl<'w, S> Commands<'w, S> {
     }
 
     /// Records removing `entity`'s `T` (nothing happens if it has none).
-    pub fn remove<T: Component + WrittenBy<S>>(&mut self, entity: Entity) {
+    pub fn remove<T: Component + DeferredBy<S>>(&mut self, entity: Entity) {
         self.ops.push(Command::Remove(entity, T::NAME, |world, e| {
             world.remove::<T>(e).map(drop)
         }));

@@ -15,19 +15,25 @@
 /// struct Health(u32);
 /// impl Component for Health {
 ///     const NAME: &'static str = "Health";
-///     const UNIQUE_KEY: Option<&'static str> = Some(concat!(module_path!(), "::Health"));
+///     const UNIQUE_KEY: Option<&'static str> = Some(concat!(module_path!(), "::Health@", line!()));
 /// }
 /// ```
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a component",
+    label = "not a `Component`",
+    note = "add `#[derive(Component)]` to the definition of `{Self}`"
+)]
 pub trait Component: 'static + Send + Sync + Sized {
     /// The name used in error messages (the derive uses the type's identifier).
     const NAME: &'static str;
 
     /// A string no other component type shares, used by compile-time aliasing checks (a `const`
-    /// cannot compare `TypeId`s on stable Rust). The derive sets `module_path!()::Ident` for
-    /// non-generic types. Generic types (`Wrapper<A>`, `Wrapper<B>`) cannot have one, so they
-    /// leave it `None`: compile-time checks skip them and the run-time check (by `TypeId`)
-    /// decides.
-    const UNIQUE_KEY: Option<&'static str> = None;
+    /// cannot compare `TypeId`s on stable Rust). The derive uses the module path, the name and
+    /// the definition's file, line and column, so two types named alike in one module still
+    /// differ. Generic types (`Wrapper<A>`, `Wrapper<B>`) cannot have one and say `None`: their
+    /// aliasing is checked by `TypeId` when a system is first set up (before it runs), not at
+    /// compile time. There is deliberately no default: a hand-written impl must choose.
+    const UNIQUE_KEY: Option<&'static str>;
 }
 
 /// A type that can be stored once per world as a resource (a grid, an RNG, statistics).
@@ -40,12 +46,22 @@ pub trait Component: 'static + Send + Sync + Sized {
 /// struct Gravity(f32);
 /// impl Resource for Gravity {
 ///     const NAME: &'static str = "Gravity";
+///     const UNIQUE_KEY: Option<&'static str> = Some(concat!(module_path!(), "::Gravity@", line!()));
 /// }
 /// let mut world = World::new();
 /// world.insert_resource(Gravity(9.81));
 /// assert_eq!(world.resource::<Gravity>().unwrap().0, 9.81);
 /// ```
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a resource",
+    label = "not a `Resource`",
+    note = "add `#[derive(Resource)]` to the definition of `{Self}`"
+)]
 pub trait Resource: 'static + Send + Sync + Sized {
     /// The name used in error messages.
     const NAME: &'static str;
+
+    /// A string no other resource type shares, for compile-time aliasing checks (`Res<G>` and
+    /// `ResMut<G>` in one system); see [`Component::UNIQUE_KEY`].
+    const UNIQUE_KEY: Option<&'static str>;
 }

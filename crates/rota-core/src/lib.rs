@@ -43,6 +43,8 @@
 //! struct Health(i32);
 //! impl Component for Health {
 //!     const NAME: &'static str = "Health";
+//!     // The derive in `rota` writes this for you: a key no other type shares.
+//!     const UNIQUE_KEY: Option<&'static str> = Some(concat!(module_path!(), "::Health@", line!()));
 //! }
 //!
 //! let mut world = World::new();
@@ -85,4 +87,5 @@ pub use error::{
 };
 pub use query::{QueryData, QueryIter, ReadOnlyQueryData, With, Without};
 pub use store::{Iter, IterMut, Store, join};
+pub use system::IntoSystem;
 pub use world::World;

@@ -92,6 +92,26 @@ pub fn derive_stable_hash(input: TokenStream) -> TokenStream {
     derive::stable_hash::derive_stable_hash(input.into()).into()
 }
 
+/// Makes a struct of system parameters a system parameter itself: its access is the union of
+/// its fields', checked against each system's declarations like any other parameter.
+///
+/// The struct has one lifetime (the borrow of the world) and, if it holds `Commands`, one type
+/// parameter — the system marker, which `#[system]` fills in. Inside `Query` types write
+/// `&'static T` / `&'static mut T` (the lifetime of items comes from the query).
+///
+/// ```ignore
+/// #[derive(SystemParam)]
+/// struct Movers<'w, S = ()> {
+///     bodies: Query<'w, (&'static mut Position, &'static Velocity)>,
+///     gravity: Res<'w, Gravity>,
+///     commands: Commands<'w, S>,
+/// }
+/// ```
+#[proc_macro_derive(SystemParam)]
+pub fn derive_system_param(input: TokenStream) -> TokenStream {
+    derive::system_param::derive_system_param(input.into()).into()
+}
+
 /// Implements `rota::Resource` for a struct or enum (stored once per world).
 #[proc_macro_derive(Resource)]
 pub fn derive_resource(input: TokenStream) -> TokenStream {

@@ -38,6 +38,18 @@ pub enum ScheduleError {
         /// The system.
         system: &'static str,
     },
+    /// A system's parameters access a generic component (or resource) twice and one access
+    /// writes it. Keyed types are refused at compile time; generic ones, which have no `const`
+    /// identity, are refused here, before anything runs.
+    #[error(
+        "system `{system}`: its parameters access `{component}` twice and one access writes it; a `&mut` would alias"
+    )]
+    AliasingParameters {
+        /// The system.
+        system: &'static str,
+        /// The type accessed twice.
+        component: &'static str,
+    },
     /// A worker count of zero.
     #[error("a schedule needs at least one thread; 0 were requested")]
     ZeroThreads,

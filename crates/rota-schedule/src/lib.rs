@@ -195,6 +195,12 @@ impl ScheduleBuilder {
         if let Some(d) = self.descriptors.iter().find(|d| d.every_ticks == 0) {
             return Err(ScheduleError::ZeroStride { system: d.name });
         }
+        if let Some(d) = self.descriptors.iter().find(|d| d.param_alias.is_some()) {
+            return Err(ScheduleError::AliasingParameters {
+                system: d.name,
+                component: d.param_alias.unwrap_or_default(),
+            });
+        }
         let index = |r: &SystemRef| self.descriptors.iter().position(|d| d.id == r.id);
         let mut after: Vec<Vec<usize>> = vec![Vec::new(); self.descriptors.len()];
         for (i, d) in self.descriptors.iter().enumerate() {

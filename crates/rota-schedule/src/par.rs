@@ -19,7 +19,7 @@ pub trait ParallelQuery<Q: QueryData> {
         for<'a> Q::Item<'a>: Send;
 }
 
-impl<Q: QueryData, F: QueryData, S> ParallelQuery<Q> for Query<'_, Q, F, S> {
+impl<Q: QueryData, F: QueryData> ParallelQuery<Q> for Query<'_, Q, F> {
     fn par_for_each<Fun>(&mut self, f: Fun)
     where
         Fun: Fn(Q::Item<'_>) + Send + Sync,

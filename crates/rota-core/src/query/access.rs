@@ -1,53 +1,91 @@
-//! Access lists: what a query or system reads and writes, at run time and in `const`.
+//! Access lists: what a query or a system parameter touches, as run-time data ([`Access`]) and
+//! as a tree a `const fn` can walk ([`ConstAccess`]), and the aliasing rule both are held to.
+//!
+//! # The aliasing rule
+//!
+//! Two accesses to the same store alias when one of them writes values and neither is a
+//! *membership* access. Filters (`With<T>`, `Without<T>`) only ask whether an entity has a `T`,
+//! and membership cannot change while a system runs (structural changes are deferred), so
+//! `Query<&mut H, With<H>>` is fine while `Query<(&mut H, &H)>` is not.
 
 use std::any::TypeId;
 
-use crate::component::Component;
+/// Which kind of storage an access reaches.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Space {
+    /// A component store.
+    Component,
+    /// A resource.
+    Resource,
+}
 
-/// One access to a component store: its type, name, and whether it writes.
+/// How an access uses what it reaches.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Mode {
+    /// Reads values.
+    Read,
+    /// Writes values (and so reads them).
+    Write,
+    /// Only tests which entities are present (filters).
+    Membership,
+}
+
+impl Mode {
+    /// Whether two accesses to the same store in one system would alias.
+    pub const fn aliases(self, other: Mode) -> bool {
+        matches!(
+            (self, other),
+            (Mode::Write, Mode::Write) | (Mode::Write, Mode::Read) | (Mode::Read, Mode::Write)
+        )
+    }
+}
+
+/// One access to a store or resource: its type, name, and how it is used.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub struct Access {
-    /// The component's `TypeId`.
+    /// The component's or resource's `TypeId`.
     pub type_id: TypeId,
-    /// The component's name.
+    /// Its name, for messages.
     pub name: &'static str,
-    /// Whether the access is mutable.
-    pub write: bool,
+    /// Component store or resource.
+    pub space: Space,
+    /// Read, write or membership.
+    pub mode: Mode,
 }
 
 impl Access {
-    /// A read of `T`.
-    pub fn read<T: Component>() -> Access {
-        Access {
-            type_id: TypeId::of::<T>(),
-            name: T::NAME,
-            write: false,
-        }
-    }
-
-    /// A write of `T`.
-    pub fn write<T: Component>() -> Access {
-        Access {
-            type_id: TypeId::of::<T>(),
-            name: T::NAME,
-            write: true,
-        }
+    /// Whether the access writes.
+    pub fn writes(&self) -> bool {
+        self.mode == Mode::Write
     }
 }
 
-/// A query's accesses as a tree a `const fn` can walk (tuples are lists).
+/// The first pair of accesses in `accesses` that alias, compared by `TypeId` (this also covers
+/// generic components and resources, which have no `const` identity): the name of the type.
+pub fn find_alias_runtime(accesses: &[Access]) -> Option<&'static str> {
+    accesses.iter().enumerate().find_map(|(i, a)| {
+        accesses[i + 1..]
+            .iter()
+            .any(|b| b.type_id == a.type_id && b.space == a.space && a.mode.aliases(b.mode))
+            .then_some(a.name)
+    })
+}
+
+/// A query's or parameter's accesses as a tree a `const fn` can walk (tuples are lists).
 #[derive(Copy, Clone, Debug)]
 pub enum ConstAccess {
-    /// One component access.
+    /// One access.
     Leaf {
-        /// `Component::NAME`, for messages.
+        /// The type's name, for messages.
         name: &'static str,
-        /// `Component::UNIQUE_KEY`: only components with a key are compared at compile time.
+        /// The type's `UNIQUE_KEY`: only keyed types are compared at compile time.
         key: Option<&'static str>,
-        /// Whether the access is mutable.
-        write: bool,
+        /// Component store or resource.
+        space: Space,
+        /// Read, write or membership.
+        mode: Mode,
     },
-    /// A tuple's accesses.
+    /// A tuple's (or a composite parameter's) accesses.
     List(&'static [ConstAccess]),
 }
 
@@ -66,48 +104,85 @@ const fn str_eq(a: &str, b: &str) -> bool {
     true
 }
 
-/// (accesses with key `key`, of which writes) in `node`.
-const fn count(node: &ConstAccess, key: &str) -> (u32, u32) {
+const fn same_space(a: Space, b: Space) -> bool {
+    matches!(
+        (a, b),
+        (Space::Component, Space::Component) | (Space::Resource, Space::Resource)
+    )
+}
+
+/// Whether the leaf `(key, space, mode)` aliases any leaf of `node`, skipping the `skip`-th
+/// leaf of `node` in walk order (the leaf itself, when `node` is its own tree).
+const fn leaf_aliases_in(
+    key: &str,
+    space: Space,
+    mode: Mode,
+    node: &ConstAccess,
+    skip: usize,
+    seen: &mut usize,
+) -> bool {
     match node {
         ConstAccess::Leaf {
-            key: Some(k),
-            write,
+            key: k,
+            space: s,
+            mode: m,
             ..
-        } if str_eq(k, key) => (1, *write as u32),
-        ConstAccess::Leaf { .. } => (0, 0),
+        } => {
+            let me = *seen;
+            *seen += 1;
+            match k {
+                Some(k) => {
+                    me != skip && str_eq(k, key) && same_space(*s, space) && mode.aliases(*m)
+                }
+                None => false,
+            }
+        }
         ConstAccess::List(children) => {
-            let (mut total, mut writes) = (0, 0);
             let mut i = 0;
             while i < children.len() {
-                let (t, w) = count(&children[i], key);
-                total += t;
-                writes += w;
+                if leaf_aliases_in(key, space, mode, &children[i], skip, seen) {
+                    return true;
+                }
                 i += 1;
             }
-            (total, writes)
+            false
         }
     }
 }
 
-const fn find_in(root: &ConstAccess, node: &ConstAccess) -> Option<&'static str> {
+/// The first leaf of `node` (walk order, counted in `seen`) that aliases a leaf of `other`
+/// (`same`: `other` is `node` itself, so a leaf is not compared with itself).
+const fn first_alias(
+    node: &ConstAccess,
+    other: &ConstAccess,
+    same: bool,
+    seen: &mut usize,
+) -> Option<&'static str> {
     match node {
         ConstAccess::Leaf {
             name,
             key: Some(key),
-            ..
+            space,
+            mode,
         } => {
-            let (total, writes) = count(root, key);
-            if total >= 2 && writes >= 1 {
+            let me = *seen;
+            *seen += 1;
+            let mut counter = 0;
+            let skip = if same { me } else { usize::MAX };
+            if leaf_aliases_in(key, *space, *mode, other, skip, &mut counter) {
                 Some(name)
             } else {
                 None
             }
         }
-        ConstAccess::Leaf { .. } => None,
+        ConstAccess::Leaf { key: None, .. } => {
+            *seen += 1;
+            None
+        }
         ConstAccess::List(children) => {
             let mut i = 0;
             while i < children.len() {
-                if let Some(n) = find_in(root, &children[i]) {
+                if let Some(n) = first_alias(&children[i], other, same, seen) {
                     return Some(n);
                 }
                 i += 1;
@@ -117,29 +192,114 @@ const fn find_in(root: &ConstAccess, node: &ConstAccess) -> Option<&'static str>
     }
 }
 
-/// The first component (by unique key) that `access` names twice with at least one write.
-/// Evaluated in `const`, so aliasing queries fail to build.
+/// The first type `access` names twice in a way that aliases (for keyed types). Evaluated in
+/// `const`, so aliasing queries fail to build.
 pub const fn find_alias(access: &ConstAccess) -> Option<&'static str> {
-    find_in(access, access)
+    first_alias(access, access, true, &mut 0)
 }
 
-/// Whether two component types are the same, comparing their unique keys in `const` (used by
-/// `#[system]`'s compile-time alias checks). Generic components have no key and compare unequal
-/// here; the run-time check by `TypeId` catches them.
-pub const fn same_component<A: Component, B: Component>() -> bool {
-    match (A::UNIQUE_KEY, B::UNIQUE_KEY) {
-        (Some(a), Some(b)) => str_eq(a, b),
-        _ => false,
+/// The first type that `a` and `b` (two different parameters) both access in a way that
+/// aliases.
+pub const fn find_alias_between(a: &ConstAccess, b: &ConstAccess) -> Option<&'static str> {
+    first_alias(a, b, false, &mut 0)
+}
+
+/// A message built in `const` (a fixed buffer: `const fn` cannot allocate).
+struct ConstMessage {
+    buf: [u8; 512],
+    len: usize,
+}
+
+impl ConstMessage {
+    const fn new() -> ConstMessage {
+        ConstMessage {
+            buf: [0; 512],
+            len: 0,
+        }
+    }
+
+    const fn push(mut self, s: &str) -> ConstMessage {
+        let bytes = s.as_bytes();
+        let mut i = 0;
+        // Truncate on a char boundary if the buffer is full (names are short; this is a guard).
+        while i < bytes.len() && self.len < self.buf.len() - 4 {
+            self.buf[self.len] = bytes[i];
+            self.len += 1;
+            i += 1;
+        }
+        while self.len > 0 && (self.buf[self.len - 1] & 0xC0) == 0x80 {
+            self.len -= 1;
+        }
+        if self.len > 0 && self.buf[self.len - 1] >= 0xC0 {
+            self.len -= 1;
+        }
+        self
+    }
+
+    const fn as_str(&self) -> &str {
+        match std::str::from_utf8(self.buf.split_at(self.len).0) {
+            Ok(s) => s,
+            Err(_) => "aliasing access (message could not be built)",
+        }
     }
 }
 
-/// The first component `accesses` names twice with at least one write, compared by `TypeId`
-/// (this also catches generic components, whose names are not unique).
-pub fn find_alias_runtime(accesses: &[Access]) -> Option<&'static str> {
-    accesses.iter().enumerate().find_map(|(i, a)| {
-        accesses[i + 1..]
-            .iter()
-            .any(|b| b.type_id == a.type_id && (a.write || b.write))
-            .then_some(a.name)
-    })
+/// Fails compilation if parameter `params[last]` of system `system` aliases itself or an earlier
+/// parameter. `#[system]` evaluates one such `const` per parameter, spanned at the parameter, so
+/// a mistake is reported once, at its second occurrence.
+///
+/// # Panics
+///
+/// At compile time, with a message naming the system, the parameter(s) and the type.
+pub const fn check_parameter_aliasing(
+    system: &str,
+    names: &[&str],
+    params: &[ConstAccess],
+    last: usize,
+) {
+    let here = &params[last];
+    if let Some(component) = find_alias(here) {
+        let m = ConstMessage::new()
+            .push("system `")
+            .push(system)
+            .push("`: parameter `")
+            .push(names[last])
+            .push("` accesses `")
+            .push(component)
+            .push("` twice and one access writes it; a `&mut` would alias: split the query");
+        panic!("{}", m.as_str());
+    }
+    let mut i = 0;
+    while i < last {
+        if let Some(component) = find_alias_between(here, &params[i]) {
+            let m = ConstMessage::new()
+                .push("system `")
+                .push(system)
+                .push("`: parameters `")
+                .push(names[i])
+                .push("` and `")
+                .push(names[last])
+                .push("` both access `")
+                .push(component)
+                .push("` and one of them writes it; a `&mut` would alias: use one parameter");
+            panic!("{}", m.as_str());
+        }
+        i += 1;
+    }
+}
+
+/// Fails compilation if system `system` holds more than one `Commands` buffer (`count`, summed
+/// over its parameters by type): two buffers would reserve the same entities.
+///
+/// # Panics
+///
+/// At compile time, naming the system.
+pub const fn check_one_commands(system: &str, count: u32) {
+    if count > 1 {
+        let m = ConstMessage::new()
+            .push("system `")
+            .push(system)
+            .push("` takes `Commands` more than once (directly or inside a `SystemParam` struct); one buffer records everything (two would reserve the same entities)");
+        panic!("{}", m.as_str());
+    }
 }

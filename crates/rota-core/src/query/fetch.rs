@@ -1,20 +1,27 @@
 //! `QueryData` for each query element: `&T`, `&mut T`, `Entity`, `Option`, `With`, `Without`,
-//! and tuples.
+//! `()` and tuples.
 
+use std::iter::{Copied, RepeatN};
 use std::marker::PhantomData;
+use std::slice;
 
-use super::{Access, Borrows, ConstAccess, Driver, QueryData, ReadOnlyQueryData};
+use super::{
+    Access, Borrows, ConstAccess, JoinPlan, Mode, QueryData, ReadOnlyQueryData, Role, Sealed, Space,
+};
 use crate::component::Component;
 use crate::entity::Entity;
-use crate::store::Store;
-use crate::store::sparse::{ABSENT, SparsePages};
+use crate::store::index::StoreIndex;
+use crate::system::{ReadOf, WriteOf};
 
 /// Filter: the entity must have a `T` (its value is not fetched).
 ///
+/// A filter reads membership, not values: `Query<&mut T, With<T>>` is fine. In a system it still
+/// needs `T` declared in `reads(..)` (or `writes(..)`).
+///
 /// ```
 /// # use rota_core::{Component, World, With};
-/// # struct Player; impl Component for Player { const NAME: &'static str = "Player"; }
-/// # struct Hp(u32); impl Component for Hp { const NAME: &'static str = "Hp"; }
+/// # struct Player; impl Component for Player { const NAME: &'static str = "Player"; const UNIQUE_KEY: Option<&'static str> = Some("doc::Player"); }
+/// # struct Hp(u32); impl Component for Hp { const NAME: &'static str = "Hp"; const UNIQUE_KEY: Option<&'static str> = Some("doc::Hp"); }
 /// let mut world = World::new();
 /// world.spawn_with((Hp(3), Player));
 /// world.spawn_with((Hp(5),));
@@ -27,8 +34,8 @@ pub struct With<T>(PhantomData<fn() -> T>);
 ///
 /// ```
 /// # use rota_core::{Component, World, Without};
-/// # struct Dead; impl Component for Dead { const NAME: &'static str = "Dead"; }
-/// # struct Hp(u32); impl Component for Hp { const NAME: &'static str = "Hp"; }
+/// # struct Dead; impl Component for Dead { const NAME: &'static str = "Dead"; const UNIQUE_KEY: Option<&'static str> = Some("doc::Dead"); }
+/// # struct Hp(u32); impl Component for Hp { const NAME: &'static str = "Hp"; const UNIQUE_KEY: Option<&'static str> = Some("doc::Hp"); }
 /// let mut world = World::new();
 /// world.spawn_with((Hp(0), Dead));
 /// world.spawn_with((Hp(5),));
@@ -37,104 +44,21 @@ pub struct With<T>(PhantomData<fn() -> T>);
 /// ```
 pub struct Without<T>(PhantomData<fn() -> T>);
 
-/// A cursor handing out `&mut T` for ascending dense indices of a settled store, by splitting
-/// the value slice: the safe way to make a mutable query an `Iterator`.
-pub struct MutCursor<'w, T> {
-    sparse: &'w SparsePages,
-    entities: &'w [Entity],
-    rest: &'w mut [T],
-    offset: usize,
-}
-
-impl<'w, T> MutCursor<'w, T> {
-    fn new(store: &'w mut Store<T>) -> MutCursor<'w, T> {
-        let (sparse, entities, values) = store.split_settled();
-        MutCursor {
-            sparse,
-            entities,
-            rest: values,
-            offset: 0,
-        }
-    }
-
-    #[inline]
-    fn index_of(&self, entity: Entity, hint: usize) -> Option<usize> {
-        if self.entities.get(hint) == Some(&entity) {
-            return Some(hint);
-        }
-        let d = self.sparse.get(entity.slot());
-        (d != ABSENT && self.entities[d as usize] == entity).then_some(d as usize)
-    }
-
-    #[inline]
-    fn get(&mut self, entity: Entity, hint: usize) -> Option<&'w mut T> {
-        let d = self.index_of(entity, hint)?;
-        // Entities arrive in ascending slot order and the store is settled, so `d` only grows.
-        if d < self.offset {
-            debug_assert!(false, "query entities arrived out of order");
-            return None;
-        }
-        let rest = std::mem::take(&mut self.rest);
-        let (_, tail) = rest.split_at_mut(d - self.offset);
-        let (item, tail) = tail.split_first_mut()?;
-        self.rest = tail;
-        self.offset = d + 1;
-        Some(item)
-    }
-
-    /// The value at dense `index` (ascending calls only).
-    #[inline]
-    fn take_at(&mut self, index: usize) -> &'w mut T {
-        let mut rest = std::mem::take(&mut self.rest);
-        if index != self.offset {
-            rest = rest.split_at_mut(index - self.offset).1;
-        }
-        let tail = rest;
-        let (item, tail) = tail
-            .split_first_mut()
-            .expect("an aligned block lies inside the store");
-        self.rest = tail;
-        self.offset = index + 1;
-        item
-    }
-
-    fn contains(&self, entity: Entity) -> bool {
-        self.index_of(entity, usize::MAX).is_some()
-    }
-
-    fn driver(&self) -> Driver<'w> {
-        Driver {
-            len: self.entities.len(),
-            entities: self.entities,
-            sparse: self.sparse,
-            // A cursor's store is settled by construction (`split_settled`).
-            sorted: true,
-        }
-    }
-}
-
-/// Whether `entities[start..]` begins with exactly `block`. Branch-free over the block (an OR
-/// of XORs) so it vectorizes; `Entity`'s derived `==` on slices compares element by element.
-#[inline]
-fn same_block(entities: &[Entity], block: &[Entity], start: usize) -> bool {
-    match entities.get(start..start + block.len()) {
-        // Reject misaligned stores at the first and last entity before comparing the block.
-        Some(mine) if mine.first() != block.first() || mine.last() != block.last() => false,
-        Some(mine) => {
-            mine.iter()
-                .zip(block)
-                .fold(0u64, |acc, (a, b)| acc | (a.to_bits() ^ b.to_bits()))
-                == 0
-        }
-        None => false,
-    }
-}
-
-const fn leaf<T: Component>(write: bool) -> ConstAccess {
+const fn leaf<T: Component>(mode: Mode) -> ConstAccess {
     ConstAccess::Leaf {
         name: T::NAME,
         key: T::UNIQUE_KEY,
-        write,
+        space: Space::Component,
+        mode,
+    }
+}
+
+fn access<T: Component>(mode: Mode) -> Access {
+    Access {
+        type_id: std::any::TypeId::of::<T>(),
+        name: T::NAME,
+        space: Space::Component,
+        mode,
     }
 }
 
@@ -142,239 +66,428 @@ fn lacks<T: Component>(has: bool) -> Option<(&'static str, &'static str)> {
     (!has).then_some(("lacks", T::NAME))
 }
 
+/// A shared column: index, values, and its id in the join.
+pub struct ReadColumn<'w, T> {
+    index: StoreIndex<'w>,
+    values: &'w [T],
+    id: usize,
+}
+
+impl<'w, T> ReadColumn<'w, T> {
+    #[inline]
+    fn get(&self, entity: Entity) -> Option<&'w T> {
+        self.index.dense_index(entity).map(|d| &self.values[d])
+    }
+
+    #[inline]
+    fn run(&self, plan: &JoinPlan<'w>) -> Option<&'w [T]> {
+        let start = plan.start(self.id)?;
+        self.values.get(start..start + plan.len())
+    }
+}
+
+/// An exclusive column: values handed out by splitting the slice at ascending positions, which
+/// is how a mutable query is an ordinary `Iterator` without `unsafe`.
+pub struct WriteColumn<'w, T> {
+    index: StoreIndex<'w>,
+    /// The values not yet handed out; `rest[0]` is dense index `offset`.
+    rest: &'w mut [T],
+    offset: usize,
+    id: usize,
+}
+
+impl<'w, T> WriteColumn<'w, T> {
+    /// The `len` values from dense index `start` (which must not be behind the last run).
+    #[inline]
+    fn take(&mut self, start: usize, len: usize) -> Option<&'w mut [T]> {
+        let skip = start.checked_sub(self.offset)?;
+        let rest = std::mem::take(&mut self.rest);
+        if skip + len > rest.len() {
+            self.rest = rest;
+            return None;
+        }
+        let (_, tail) = rest.split_at_mut(skip);
+        let (run, tail) = tail.split_at_mut(len);
+        self.rest = tail;
+        self.offset = start + len;
+        Some(run)
+    }
+
+    #[inline]
+    fn get(&mut self, entity: Entity) -> Option<&'w mut T> {
+        let d = self.index.dense_index(entity)?;
+        debug_assert!(d >= self.offset, "query entities arrived out of order");
+        self.take(d, 1).and_then(|s| s.first_mut())
+    }
+
+    #[inline]
+    fn run(&mut self, plan: &JoinPlan<'w>) -> Option<&'w mut [T]> {
+        let start = plan.start(self.id)?;
+        self.take(start, plan.len())
+    }
+}
+
+fn read_column<'w, T: Component>(b: &mut Borrows<'w>) -> Option<ReadColumn<'w, T>> {
+    b.read::<T>().map(|(index, values)| ReadColumn {
+        index,
+        values,
+        id: usize::MAX,
+    })
+}
+
+fn write_column<'w, T: Component>(b: &mut Borrows<'w>) -> Option<WriteColumn<'w, T>> {
+    b.write::<T>().map(|(index, rest)| WriteColumn {
+        index,
+        rest,
+        offset: 0,
+        id: usize::MAX,
+    })
+}
+
+fn offer<'w>(index: Option<StoreIndex<'w>>, best: &mut Option<StoreIndex<'w>>) {
+    let index = index.unwrap_or_else(StoreIndex::empty);
+    if best.is_none_or(|b| index.len() < b.len()) {
+        *best = Some(index);
+    }
+}
+
+impl<T: Component> Sealed for &T {}
 impl<T: Component> QueryData for &T {
     type Item<'w> = &'w T;
-    type Fetch<'w> = Option<&'w Store<T>>;
-    const ACCESS: ConstAccess = leaf::<T>(false);
+    type Slices<'w> = &'w [T];
+    type Fetch<'w> = Option<ReadColumn<'w, T>>;
+    type Run<'w> = slice::Iter<'w, T>;
+    type Access = ReadOf<T>;
+    const ACCESS: ConstAccess = leaf::<T>(Mode::Read);
     fn access(out: &mut Vec<Access>) {
-        out.push(Access::read::<T>());
+        out.push(access::<T>(Mode::Read));
     }
     fn init<'w>(b: &mut Borrows<'w>) -> Self::Fetch<'w> {
-        b.shared::<T>()
+        read_column(b)
     }
-    fn driver<'w>(f: &Self::Fetch<'w>, best: &mut Option<Driver<'w>>) {
-        Driver::of(*f).offer(best);
+    fn plan<'w>(f: &mut Self::Fetch<'w>, plan: &mut JoinPlan<'w>) {
+        match f {
+            Some(c) => c.id = plan.column(Some(c.index), Role::Required),
+            None => _ = plan.column(None, Role::Required),
+        }
+    }
+    fn required<'w>(f: &Self::Fetch<'w>, best: &mut Option<StoreIndex<'w>>) {
+        offer(f.as_ref().map(|c| c.index), best);
     }
     #[inline]
-    fn fetch<'w>(f: &mut Self::Fetch<'w>, e: Entity, hint: usize) -> Option<&'w T> {
-        let s = (*f)?;
-        s.dense_index_hinted(e, hint).map(|d| &s.dense_values()[d])
+    fn slices<'w>(f: &mut Self::Fetch<'w>, plan: &JoinPlan<'w>) -> &'w [T] {
+        f.as_ref().and_then(|c| c.run(plan)).unwrap_or_default()
+    }
+    #[inline]
+    fn run<'w>(s: &'w [T], _: &'w [Entity]) -> Self::Run<'w> {
+        s.iter()
+    }
+    fn slices_one<'w>(f: &mut Self::Fetch<'w>, e: Entity) -> Option<&'w [T]> {
+        f.as_ref()?.get(e).map(slice::from_ref)
+    }
+    #[inline]
+    fn fetch_one<'w>(f: &mut Self::Fetch<'w>, e: Entity) -> Option<&'w T> {
+        f.as_ref()?.get(e)
     }
     fn mismatch(f: &Self::Fetch<'_>, e: Entity) -> Option<(&'static str, &'static str)> {
-        lacks::<T>(f.is_some_and(|s| s.contains(e)))
-    }
-    fn aligned(f: &Self::Fetch<'_>, block: &[Entity], start: usize) -> bool {
-        f.is_some_and(|s| same_block(s.dense_entities(), block, start))
-    }
-    #[inline]
-    fn fetch_at<'w>(f: &mut Self::Fetch<'w>, _: Entity, index: usize) -> &'w T {
-        let s = f.expect("aligned implies the store exists");
-        &s.dense_values()[index]
+        lacks::<T>(f.as_ref().is_some_and(|c| c.index.contains(e)))
     }
 }
 impl<T: Component> ReadOnlyQueryData for &T {}
 
+impl<T: Component> Sealed for &mut T {}
 impl<T: Component> QueryData for &mut T {
     type Item<'w> = &'w mut T;
-    type Fetch<'w> = Option<MutCursor<'w, T>>;
-    const ACCESS: ConstAccess = leaf::<T>(true);
+    type Slices<'w> = &'w mut [T];
+    type Fetch<'w> = Option<WriteColumn<'w, T>>;
+    type Run<'w> = slice::IterMut<'w, T>;
+    type Access = WriteOf<T>;
+    const ACCESS: ConstAccess = leaf::<T>(Mode::Write);
     fn access(out: &mut Vec<Access>) {
-        out.push(Access::write::<T>());
+        out.push(access::<T>(Mode::Write));
     }
     fn init<'w>(b: &mut Borrows<'w>) -> Self::Fetch<'w> {
-        b.exclusive::<T>().map(MutCursor::new)
+        write_column(b)
     }
-    fn driver<'w>(f: &Self::Fetch<'w>, best: &mut Option<Driver<'w>>) {
+    fn plan<'w>(f: &mut Self::Fetch<'w>, plan: &mut JoinPlan<'w>) {
         match f {
-            Some(c) => c.driver().offer(best),
-            None => Driver::empty().offer(best),
+            Some(c) => c.id = plan.column(Some(c.index), Role::Required),
+            None => _ = plan.column(None, Role::Required),
         }
     }
+    fn required<'w>(f: &Self::Fetch<'w>, best: &mut Option<StoreIndex<'w>>) {
+        offer(f.as_ref().map(|c| c.index), best);
+    }
     #[inline]
-    fn fetch<'w>(f: &mut Self::Fetch<'w>, e: Entity, hint: usize) -> Option<&'w mut T> {
-        f.as_mut()?.get(e, hint)
+    fn slices<'w>(f: &mut Self::Fetch<'w>, plan: &JoinPlan<'w>) -> &'w mut [T] {
+        f.as_mut().and_then(|c| c.run(plan)).unwrap_or_default()
+    }
+    #[inline]
+    fn run<'w>(s: &'w mut [T], _: &'w [Entity]) -> Self::Run<'w> {
+        s.iter_mut()
+    }
+    fn slices_one<'w>(f: &mut Self::Fetch<'w>, e: Entity) -> Option<&'w mut [T]> {
+        f.as_mut()?.get(e).map(slice::from_mut)
+    }
+    #[inline]
+    fn fetch_one<'w>(f: &mut Self::Fetch<'w>, e: Entity) -> Option<&'w mut T> {
+        f.as_mut()?.get(e)
     }
     fn mismatch(f: &Self::Fetch<'_>, e: Entity) -> Option<(&'static str, &'static str)> {
-        lacks::<T>(f.as_ref().is_some_and(|c| c.contains(e)))
-    }
-    fn aligned(f: &Self::Fetch<'_>, block: &[Entity], start: usize) -> bool {
-        f.as_ref()
-            .is_some_and(|c| same_block(c.entities, block, start))
-    }
-    #[inline]
-    fn fetch_at<'w>(f: &mut Self::Fetch<'w>, _: Entity, index: usize) -> &'w mut T {
-        f.as_mut()
-            .expect("aligned implies the store exists")
-            .take_at(index)
+        lacks::<T>(f.as_ref().is_some_and(|c| c.index.contains(e)))
     }
 }
 
+/// The items of a run of an `Option<&T>` element: all `Some` or all `None`.
+pub enum OptionRun<I> {
+    /// The run's entities have the component: its values.
+    Some(I),
+    /// They do not: this many `None`s.
+    None(usize),
+}
+
+impl<I: Iterator> Iterator for OptionRun<I> {
+    type Item = Option<I::Item>;
+    #[inline]
+    fn next(&mut self) -> Option<Option<I::Item>> {
+        match self {
+            OptionRun::Some(it) => it.next().map(Some),
+            OptionRun::None(0) => None,
+            OptionRun::None(n) => {
+                *n -= 1;
+                Some(None)
+            }
+        }
+    }
+    #[inline]
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        match self {
+            OptionRun::Some(it) => it.size_hint(),
+            OptionRun::None(n) => (*n, Some(*n)),
+        }
+    }
+}
+
+impl<T: Component> Sealed for Option<&T> {}
 impl<T: Component> QueryData for Option<&T> {
     type Item<'w> = Option<&'w T>;
-    type Fetch<'w> = Option<&'w Store<T>>;
-    const ACCESS: ConstAccess = leaf::<T>(false);
+    type Slices<'w> = Option<&'w [T]>;
+    type Fetch<'w> = Option<ReadColumn<'w, T>>;
+    type Run<'w> = OptionRun<slice::Iter<'w, T>>;
+    type Access = ReadOf<T>;
+    const ACCESS: ConstAccess = leaf::<T>(Mode::Read);
     fn access(out: &mut Vec<Access>) {
-        out.push(Access::read::<T>());
+        out.push(access::<T>(Mode::Read));
     }
     fn init<'w>(b: &mut Borrows<'w>) -> Self::Fetch<'w> {
-        b.shared::<T>()
+        read_column(b)
     }
-    fn driver<'w>(_: &Self::Fetch<'w>, _: &mut Option<Driver<'w>>) {}
+    fn plan<'w>(f: &mut Self::Fetch<'w>, plan: &mut JoinPlan<'w>) {
+        match f {
+            Some(c) => c.id = plan.column(Some(c.index), Role::Optional),
+            None => _ = plan.column(None, Role::Optional),
+        }
+    }
+    fn required<'w>(_: &Self::Fetch<'w>, _: &mut Option<StoreIndex<'w>>) {}
     #[inline]
-    fn fetch<'w>(f: &mut Self::Fetch<'w>, e: Entity, hint: usize) -> Option<Option<&'w T>> {
-        Some(<&T as QueryData>::fetch(f, e, hint))
+    fn slices<'w>(f: &mut Self::Fetch<'w>, plan: &JoinPlan<'w>) -> Option<&'w [T]> {
+        f.as_ref().and_then(|c| c.run(plan))
+    }
+    #[inline]
+    fn run<'w>(s: Option<&'w [T]>, entities: &'w [Entity]) -> Self::Run<'w> {
+        match s {
+            Some(s) => OptionRun::Some(s.iter()),
+            None => OptionRun::None(entities.len()),
+        }
+    }
+    fn slices_one<'w>(f: &mut Self::Fetch<'w>, e: Entity) -> Option<Option<&'w [T]>> {
+        Some(f.as_ref().and_then(|c| c.get(e)).map(slice::from_ref))
+    }
+    #[inline]
+    fn fetch_one<'w>(f: &mut Self::Fetch<'w>, e: Entity) -> Option<Option<&'w T>> {
+        Some(f.as_ref().and_then(|c| c.get(e)))
     }
     fn mismatch(_: &Self::Fetch<'_>, _: Entity) -> Option<(&'static str, &'static str)> {
         None
-    }
-    fn aligned(f: &Self::Fetch<'_>, block: &[Entity], start: usize) -> bool {
-        f.is_none_or(|s| same_block(s.dense_entities(), block, start))
-    }
-    #[inline]
-    fn fetch_at<'w>(f: &mut Self::Fetch<'w>, _: Entity, index: usize) -> Option<&'w T> {
-        f.map(|s| &s.dense_values()[index])
     }
 }
 impl<T: Component> ReadOnlyQueryData for Option<&T> {}
 
+impl<T: Component> Sealed for Option<&mut T> {}
 impl<T: Component> QueryData for Option<&mut T> {
     type Item<'w> = Option<&'w mut T>;
-    type Fetch<'w> = Option<MutCursor<'w, T>>;
-    const ACCESS: ConstAccess = leaf::<T>(true);
+    type Slices<'w> = Option<&'w mut [T]>;
+    type Fetch<'w> = Option<WriteColumn<'w, T>>;
+    type Run<'w> = OptionRun<slice::IterMut<'w, T>>;
+    type Access = WriteOf<T>;
+    const ACCESS: ConstAccess = leaf::<T>(Mode::Write);
     fn access(out: &mut Vec<Access>) {
-        out.push(Access::write::<T>());
+        out.push(access::<T>(Mode::Write));
     }
     fn init<'w>(b: &mut Borrows<'w>) -> Self::Fetch<'w> {
-        b.exclusive::<T>().map(MutCursor::new)
+        write_column(b)
     }
-    fn driver<'w>(_: &Self::Fetch<'w>, _: &mut Option<Driver<'w>>) {}
+    fn plan<'w>(f: &mut Self::Fetch<'w>, plan: &mut JoinPlan<'w>) {
+        match f {
+            Some(c) => c.id = plan.column(Some(c.index), Role::Optional),
+            None => _ = plan.column(None, Role::Optional),
+        }
+    }
+    fn required<'w>(_: &Self::Fetch<'w>, _: &mut Option<StoreIndex<'w>>) {}
     #[inline]
-    fn fetch<'w>(f: &mut Self::Fetch<'w>, e: Entity, hint: usize) -> Option<Option<&'w mut T>> {
-        Some(f.as_mut().and_then(|c| c.get(e, hint)))
+    fn slices<'w>(f: &mut Self::Fetch<'w>, plan: &JoinPlan<'w>) -> Option<&'w mut [T]> {
+        f.as_mut().and_then(|c| c.run(plan))
+    }
+    #[inline]
+    fn run<'w>(s: Option<&'w mut [T]>, entities: &'w [Entity]) -> Self::Run<'w> {
+        match s {
+            Some(s) => OptionRun::Some(s.iter_mut()),
+            None => OptionRun::None(entities.len()),
+        }
+    }
+    fn slices_one<'w>(f: &mut Self::Fetch<'w>, e: Entity) -> Option<Option<&'w mut [T]>> {
+        Some(f.as_mut().and_then(|c| c.get(e)).map(slice::from_mut))
+    }
+    #[inline]
+    fn fetch_one<'w>(f: &mut Self::Fetch<'w>, e: Entity) -> Option<Option<&'w mut T>> {
+        Some(f.as_mut().and_then(|c| c.get(e)))
     }
     fn mismatch(_: &Self::Fetch<'_>, _: Entity) -> Option<(&'static str, &'static str)> {
         None
     }
-    fn aligned(f: &Self::Fetch<'_>, block: &[Entity], start: usize) -> bool {
-        f.as_ref()
-            .is_none_or(|c| same_block(c.entities, block, start))
-    }
-    #[inline]
-    fn fetch_at<'w>(f: &mut Self::Fetch<'w>, _: Entity, index: usize) -> Option<&'w mut T> {
-        f.as_mut().map(|c| c.take_at(index))
-    }
 }
 
+impl Sealed for Entity {}
 impl QueryData for Entity {
     type Item<'w> = Entity;
+    type Slices<'w> = ();
     type Fetch<'w> = ();
+    type Run<'w> = Copied<slice::Iter<'w, Entity>>;
+    type Access = ();
     const ACCESS: ConstAccess = ConstAccess::List(&[]);
     fn access(_: &mut Vec<Access>) {}
     fn init<'w>(_: &mut Borrows<'w>) -> Self::Fetch<'w> {}
-    fn driver<'w>(_: &Self::Fetch<'w>, _: &mut Option<Driver<'w>>) {}
+    fn plan<'w>(_: &mut Self::Fetch<'w>, _: &mut JoinPlan<'w>) {}
+    fn required<'w>(_: &Self::Fetch<'w>, _: &mut Option<StoreIndex<'w>>) {}
     #[inline]
-    fn fetch<'w>(_: &mut Self::Fetch<'w>, e: Entity, _: usize) -> Option<Self::Item<'w>> {
+    fn slices<'w>(_: &mut Self::Fetch<'w>, _: &JoinPlan<'w>) {}
+    #[inline]
+    fn run<'w>(_: (), entities: &'w [Entity]) -> Self::Run<'w> {
+        entities.iter().copied()
+    }
+    fn slices_one<'w>(_: &mut Self::Fetch<'w>, _: Entity) -> Option<Self::Slices<'w>> {
+        Some(())
+    }
+    #[inline]
+    fn fetch_one<'w>(_: &mut Self::Fetch<'w>, e: Entity) -> Option<Self::Item<'w>> {
         Some(e)
     }
     fn mismatch(_: &Self::Fetch<'_>, _: Entity) -> Option<(&'static str, &'static str)> {
         None
     }
-    fn aligned(_: &Self::Fetch<'_>, _: &[Entity], _: usize) -> bool {
-        true
-    }
-    #[inline]
-    fn fetch_at<'w>(_: &mut Self::Fetch<'w>, e: Entity, _: usize) -> Self::Item<'w> {
-        e
-    }
 }
 impl ReadOnlyQueryData for Entity {}
 
-impl<T: Component> QueryData for With<T> {
-    type Item<'w> = ();
-    type Fetch<'w> = Option<&'w Store<T>>;
-    const ACCESS: ConstAccess = leaf::<T>(false);
-    fn access(out: &mut Vec<Access>) {
-        out.push(Access::read::<T>());
-    }
-    fn init<'w>(b: &mut Borrows<'w>) -> Self::Fetch<'w> {
-        b.shared::<T>()
-    }
-    fn driver<'w>(f: &Self::Fetch<'w>, best: &mut Option<Driver<'w>>) {
-        Driver::of(*f).offer(best);
-    }
-    #[inline]
-    fn fetch<'w>(f: &mut Self::Fetch<'w>, e: Entity, hint: usize) -> Option<Self::Item<'w>> {
-        f.and_then(|s| s.dense_index_hinted(e, hint)).map(|_| ())
-    }
-    fn mismatch(f: &Self::Fetch<'_>, e: Entity) -> Option<(&'static str, &'static str)> {
-        lacks::<T>(f.is_some_and(|s| s.contains(e)))
-    }
-    fn aligned(f: &Self::Fetch<'_>, block: &[Entity], start: usize) -> bool {
-        f.is_some_and(|s| same_block(s.dense_entities(), block, start))
-    }
-    #[inline]
-    fn fetch_at<'w>(_: &mut Self::Fetch<'w>, _: Entity, _: usize) -> Self::Item<'w> {}
+/// A filter's borrowed index and its id in the join.
+pub struct FilterColumn<'w> {
+    index: Option<StoreIndex<'w>>,
 }
-impl<T: Component> ReadOnlyQueryData for With<T> {}
 
-impl<T: Component> QueryData for Without<T> {
-    type Item<'w> = ();
-    type Fetch<'w> = Option<&'w Store<T>>;
-    const ACCESS: ConstAccess = leaf::<T>(false);
-    fn access(out: &mut Vec<Access>) {
-        out.push(Access::read::<T>());
-    }
-    fn init<'w>(b: &mut Borrows<'w>) -> Self::Fetch<'w> {
-        b.shared::<T>()
-    }
-    fn driver<'w>(_: &Self::Fetch<'w>, _: &mut Option<Driver<'w>>) {}
-    #[inline]
-    fn fetch<'w>(f: &mut Self::Fetch<'w>, e: Entity, hint: usize) -> Option<Self::Item<'w>> {
-        match f {
-            Some(s) if s.dense_index_hinted(e, hint).is_some() => None,
-            _ => Some(()),
+macro_rules! impl_filter {
+    ($filter:ident, $role:expr, $matches:expr, $mismatch:expr) => {
+        impl<T: Component> Sealed for $filter<T> {}
+        impl<T: Component> QueryData for $filter<T> {
+            type Item<'w> = ();
+            type Slices<'w> = ();
+            type Fetch<'w> = FilterColumn<'w>;
+            type Run<'w> = RepeatN<()>;
+            type Access = ReadOf<T>;
+            const ACCESS: ConstAccess = leaf::<T>(Mode::Membership);
+            fn access(out: &mut Vec<Access>) {
+                out.push(access::<T>(Mode::Membership));
+            }
+            fn init<'w>(b: &mut Borrows<'w>) -> Self::Fetch<'w> {
+                FilterColumn {
+                    index: b.index::<T>(),
+                }
+            }
+            fn plan<'w>(f: &mut Self::Fetch<'w>, plan: &mut JoinPlan<'w>) {
+                plan.column(f.index, $role);
+            }
+            fn required<'w>(f: &Self::Fetch<'w>, best: &mut Option<StoreIndex<'w>>) {
+                if $role == Role::Required {
+                    offer(f.index, best);
+                }
+            }
+            #[inline]
+            fn slices<'w>(_: &mut Self::Fetch<'w>, _: &JoinPlan<'w>) {}
+            #[inline]
+            fn run<'w>(_: (), entities: &'w [Entity]) -> Self::Run<'w> {
+                std::iter::repeat_n((), entities.len())
+            }
+            fn slices_one<'w>(f: &mut Self::Fetch<'w>, e: Entity) -> Option<Self::Slices<'w>> {
+                Self::fetch_one(f, e)
+            }
+            #[inline]
+            fn fetch_one<'w>(f: &mut Self::Fetch<'w>, e: Entity) -> Option<Self::Item<'w>> {
+                let has = f.index.is_some_and(|i| i.contains(e));
+                ($matches)(has).then_some(())
+            }
+            fn mismatch(f: &Self::Fetch<'_>, e: Entity) -> Option<(&'static str, &'static str)> {
+                let has = f.index.is_some_and(|i| i.contains(e));
+                (!($matches)(has)).then_some(($mismatch, T::NAME))
+            }
         }
-    }
-    fn mismatch(f: &Self::Fetch<'_>, e: Entity) -> Option<(&'static str, &'static str)> {
-        f.is_some_and(|s| s.contains(e))
-            .then_some(("has excluded", T::NAME))
-    }
-    fn aligned(f: &Self::Fetch<'_>, _: &[Entity], _: usize) -> bool {
-        // Only an absent or empty store excludes nobody in a whole block.
-        f.is_none_or(|s| s.is_empty())
-    }
-    #[inline]
-    fn fetch_at<'w>(_: &mut Self::Fetch<'w>, _: Entity, _: usize) -> Self::Item<'w> {}
+        impl<T: Component> ReadOnlyQueryData for $filter<T> {}
+    };
 }
-impl<T: Component> ReadOnlyQueryData for Without<T> {}
 
+impl_filter!(With, Role::Required, |has: bool| has, "lacks");
+impl_filter!(Without, Role::Excluded, |has: bool| !has, "has excluded");
+
+impl Sealed for () {}
 impl QueryData for () {
     type Item<'w> = ();
+    type Slices<'w> = ();
     type Fetch<'w> = ();
+    type Run<'w> = RepeatN<()>;
+    type Access = ();
     const ACCESS: ConstAccess = ConstAccess::List(&[]);
     fn access(_: &mut Vec<Access>) {}
     fn init<'w>(_: &mut Borrows<'w>) -> Self::Fetch<'w> {}
-    fn driver<'w>(_: &Self::Fetch<'w>, _: &mut Option<Driver<'w>>) {}
+    fn plan<'w>(_: &mut Self::Fetch<'w>, _: &mut JoinPlan<'w>) {}
+    fn required<'w>(_: &Self::Fetch<'w>, _: &mut Option<StoreIndex<'w>>) {}
     #[inline]
-    fn fetch<'w>(_: &mut Self::Fetch<'w>, _: Entity, _: usize) -> Option<Self::Item<'w>> {
+    fn slices<'w>(_: &mut Self::Fetch<'w>, _: &JoinPlan<'w>) {}
+    #[inline]
+    fn run<'w>(_: (), entities: &'w [Entity]) -> Self::Run<'w> {
+        std::iter::repeat_n((), entities.len())
+    }
+    fn slices_one<'w>(_: &mut Self::Fetch<'w>, _: Entity) -> Option<Self::Slices<'w>> {
+        Some(())
+    }
+    #[inline]
+    fn fetch_one<'w>(_: &mut Self::Fetch<'w>, _: Entity) -> Option<Self::Item<'w>> {
         Some(())
     }
     fn mismatch(_: &Self::Fetch<'_>, _: Entity) -> Option<(&'static str, &'static str)> {
         None
     }
-    fn aligned(_: &Self::Fetch<'_>, _: &[Entity], _: usize) -> bool {
-        true
-    }
-    #[inline]
-    fn fetch_at<'w>(_: &mut Self::Fetch<'w>, _: Entity, _: usize) -> Self::Item<'w> {}
 }
 impl ReadOnlyQueryData for () {}
 
+/// The items of one run of a tuple query: its elements' runs, advanced together.
+pub struct TupleRun<R>(R);
+
 macro_rules! impl_query_tuple {
     ($(($Q:ident, $i:tt)),+) => {
+        impl<$($Q: QueryData),+> Sealed for ($($Q,)+) {}
         impl<$($Q: QueryData),+> QueryData for ($($Q,)+) {
             type Item<'w> = ($($Q::Item<'w>,)+);
+            type Slices<'w> = ($($Q::Slices<'w>,)+);
             type Fetch<'w> = ($($Q::Fetch<'w>,)+);
+            type Run<'w> = TupleRun<($($Q::Run<'w>,)+)>;
+            type Access = ($($Q::Access,)+);
             const ACCESS: ConstAccess = ConstAccess::List(&[$($Q::ACCESS),+]);
             fn access(out: &mut Vec<Access>) {
                 $($Q::access(out);)+
@@ -382,28 +495,40 @@ macro_rules! impl_query_tuple {
             fn init<'w>(b: &mut Borrows<'w>) -> Self::Fetch<'w> {
                 ($($Q::init(b),)+)
             }
-            fn driver<'w>(f: &Self::Fetch<'w>, best: &mut Option<Driver<'w>>) {
-                $($Q::driver(&f.$i, best);)+
+            fn plan<'w>(f: &mut Self::Fetch<'w>, plan: &mut JoinPlan<'w>) {
+                $($Q::plan(&mut f.$i, plan);)+
+            }
+            fn required<'w>(f: &Self::Fetch<'w>, best: &mut Option<StoreIndex<'w>>) {
+                $($Q::required(&f.$i, best);)+
             }
             #[inline]
-            fn fetch<'w>(f: &mut Self::Fetch<'w>, e: Entity, hint: usize)
-                -> Option<Self::Item<'w>> {
-                Some(($($Q::fetch(&mut f.$i, e, hint)?,)+))
+            fn slices<'w>(f: &mut Self::Fetch<'w>, plan: &JoinPlan<'w>) -> Self::Slices<'w> {
+                ($($Q::slices(&mut f.$i, plan),)+)
             }
-            fn mismatch(f: &Self::Fetch<'_>, e: Entity)
-                -> Option<(&'static str, &'static str)> {
+            #[inline]
+            fn run<'w>(s: Self::Slices<'w>, entities: &'w [Entity]) -> Self::Run<'w> {
+                TupleRun(($($Q::run(s.$i, entities),)+))
+            }
+            fn slices_one<'w>(f: &mut Self::Fetch<'w>, e: Entity) -> Option<Self::Slices<'w>> {
+                Some(($($Q::slices_one(&mut f.$i, e)?,)+))
+            }
+            #[inline]
+            fn fetch_one<'w>(f: &mut Self::Fetch<'w>, e: Entity) -> Option<Self::Item<'w>> {
+                Some(($($Q::fetch_one(&mut f.$i, e)?,)+))
+            }
+            fn mismatch(f: &Self::Fetch<'_>, e: Entity) -> Option<(&'static str, &'static str)> {
                 None$(.or_else(|| $Q::mismatch(&f.$i, e)))+
-            }
-            fn aligned(f: &Self::Fetch<'_>, block: &[Entity], start: usize) -> bool {
-                true $(&& $Q::aligned(&f.$i, block, start))+
-            }
-            #[inline]
-            fn fetch_at<'w>(f: &mut Self::Fetch<'w>, e: Entity, index: usize)
-                -> Self::Item<'w> {
-                ($($Q::fetch_at(&mut f.$i, e, index),)+)
             }
         }
         impl<$($Q: ReadOnlyQueryData),+> ReadOnlyQueryData for ($($Q,)+) {}
+
+        impl<$($Q: Iterator),+> Iterator for TupleRun<($($Q,)+)> {
+            type Item = ($($Q::Item,)+);
+            #[inline]
+            fn next(&mut self) -> Option<Self::Item> {
+                Some(($(self.0.$i.next()?,)+))
+            }
+        }
     };
 }
 

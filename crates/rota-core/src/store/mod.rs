@@ -35,6 +35,7 @@
 //! (the `&self` fallback walk) it takes 525 µs; settling costs 3.5 ms. Figures and the rest of
 //! the table: `docs/benchmarks.md`.
 
+pub(crate) mod index;
 pub(crate) mod sparse;
 
 use std::fmt;
@@ -397,29 +398,6 @@ impl<T> Store<T> {
     pub fn dense_mut(&mut self) -> (&[Entity], &mut [T]) {
         self.settle();
         (&self.entities, &mut self.values)
-    }
-
-    /// The store split for a query: lookups (sparse + entities) shared, values exclusive.
-    /// Settles first, so dense indices grow with slots — which is what lets a query hand out
-    /// `&mut T` for ascending entities by splitting the value slice, without `unsafe`.
-    pub(crate) fn split_settled(&mut self) -> (&SparsePages, &[Entity], &mut [T]) {
-        self.settle();
-        (&self.sparse, &self.entities, &mut self.values)
-    }
-
-    /// The sparse array, for drivers that walk slots in order.
-    pub(crate) fn sparse(&self) -> &SparsePages {
-        &self.sparse
-    }
-
-    /// Dense index of `entity`, trying `hint` first: when two stores hold the same entities in
-    /// the same order, the hint is right and the sparse lookup is skipped.
-    #[inline]
-    pub(crate) fn dense_index_hinted(&self, entity: Entity, hint: usize) -> Option<usize> {
-        if self.entities.get(hint) == Some(&entity) {
-            return Some(hint);
-        }
-        self.dense_index(entity)
     }
 
     /// Checks the module invariants: back-pointers agree both ways, columns have equal length,

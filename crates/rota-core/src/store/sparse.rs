@@ -77,21 +77,43 @@ impl SparsePages {
     }
 
     /// Walks present entries in ascending slot order: `(slot, dense index)`.
-    pub(crate) fn iter(&self) -> impl Iterator<Item = (u32, u32)> + '_ {
-        self.pages
-            .iter()
-            .enumerate()
-            .filter_map(|(p, page)| page.as_deref().map(|page| (p, page)))
-            .flat_map(|(p, page)| {
-                page.iter().enumerate().filter_map(move |(i, &d)| {
-                    (d != ABSENT).then_some((((p as u32) << PAGE_BITS) | i as u32, d))
-                })
-            })
+    pub(crate) fn iter(&self) -> SparseIter<'_> {
+        SparseIter {
+            pages: self.pages.iter().enumerate(),
+            page: None,
+        }
     }
 
-    /// Bytes held by allocated pages (for the documented memory cost).
+    /// Number of allocated pages (for the documented memory cost: 16 KiB each).
     pub(crate) fn allocated_pages(&self) -> usize {
         self.pages.iter().filter(|p| p.is_some()).count()
+    }
+}
+
+/// The present entries of a [`SparsePages`], in ascending slot order: `(slot, dense index)`.
+pub(crate) struct SparseIter<'a> {
+    pages: std::iter::Enumerate<std::slice::Iter<'a, Option<Box<[u32]>>>>,
+    /// The page being walked: its first slot and its remaining entries.
+    page: Option<(u32, std::iter::Enumerate<std::slice::Iter<'a, u32>>)>,
+}
+
+impl Iterator for SparseIter<'_> {
+    type Item = (u32, u32);
+
+    fn next(&mut self) -> Option<(u32, u32)> {
+        loop {
+            if let Some((base, entries)) = &mut self.page {
+                for (i, &d) in entries.by_ref() {
+                    if d != ABSENT {
+                        return Some((*base | i as u32, d));
+                    }
+                }
+            }
+            let (p, page) = self.pages.next()?;
+            self.page = page
+                .as_deref()
+                .map(|page| (((p as u32) << PAGE_BITS), page.iter().enumerate()));
+        }
     }
 }
 

@@ -1,23 +1,29 @@
-//! The access markers a system's type carries: `Reads<T>` and `Writes<T>`, implemented by
-//! `#[system]` for exactly the declared types, and the bounds that hold every accessor to them.
+//! The access markers a system's type carries — `Reads<T>`, `Writes<T>`, `Defers<T>`, implemented
+//! by `#[system]` for exactly the declared types — and the type-level access lists
+//! (`ReadOf<T>`, `WriteOf<T>`) every parameter's access is checked against.
+
+use std::marker::PhantomData;
 
 use crate::bundle::Bundle;
 use crate::component::Component;
-use crate::entity::Entity;
-use crate::query::{QueryData, With, Without};
+
+mod sealed {
+    /// Implemented by `#[system]`'s marker types (through `rota::__private`) and [`Unrestricted`](super::Unrestricted).
+    pub trait Marker {}
+}
+#[doc(hidden)]
+pub use sealed::Marker;
 
 /// Implemented by `#[system]` for a system's marker type, for each type it declares in
-/// `reads(..)` or `writes(..)` (writes imply reads). Every read accessor a system parameter
-/// offers is bounded on it, so reading an undeclared type does not compile.
+/// `reads(..)` or `writes(..)` (writes imply reads).
 #[diagnostic::on_unimplemented(
     message = "system `{Self}` reads `{T}` but does not declare it",
     label = "`{T}` is read here",
     note = "add `{T}` to `reads(..)` (or `writes(..)`) in the `#[system(..)]` attribute of `{Self}`"
 )]
-pub trait Reads<T: ?Sized> {}
+pub trait Reads<T: ?Sized>: Marker {}
 
-/// Implemented by `#[system]` for each type a system declares in `writes(..)`. Every mutable
-/// accessor is bounded on it, so writing an undeclared type does not compile.
+/// Implemented by `#[system]` for each type a system declares in `writes(..)`.
 #[diagnostic::on_unimplemented(
     message = "system `{Self}` writes `{T}` but does not declare it",
     label = "`{T}` is written here",
@@ -25,18 +31,29 @@ pub trait Reads<T: ?Sized> {}
 )]
 pub trait Writes<T: ?Sized>: Reads<T> {}
 
-/// `T: WrittenBy<S>` is `S: Writes<T>` seen from `T`: bounding a method's own type parameter
+/// Implemented by `#[system]` for each component a system declares in `defers(..)` or
+/// `writes(..)`: its `Commands` may insert, remove and spawn it.
+#[diagnostic::on_unimplemented(
+    message = "system `{Self}` inserts, removes or spawns `{T}` through `Commands` but does not declare it",
+    label = "`{T}` is changed through `Commands` here",
+    note = "add `{T}` to `defers(..)` (applied at the batch end; no conflict with readers) or `writes(..)` in the `#[system(..)]` attribute of `{Self}`"
+)]
+pub trait Defers<T: ?Sized>: Marker {}
+
+/// `T: DeferredBy<S>` is `S: Defers<T>` seen from `T`: bounding a method's own type parameter
 /// this way lets the compiler infer `T` from the argument before checking the declaration, so
 /// its message names the component instead of `_`.
-pub trait WrittenBy<S>: Component {}
-impl<S: Writes<T>, T: Component> WrittenBy<S> for T {}
+pub trait DeferredBy<S>: Component {}
+impl<S: Defers<T>, T: Component> DeferredBy<S> for T {}
 
 /// The marker of code that is not a system (a `World` used directly): it may access anything.
 #[derive(Copy, Clone, Debug, Default)]
 pub struct Unrestricted;
 
+impl Marker for Unrestricted {}
 impl<T: ?Sized> Reads<T> for Unrestricted {}
 impl<T: ?Sized> Writes<T> for Unrestricted {}
+impl<T: ?Sized> Defers<T> for Unrestricted {}
 
 /// Whether a declared type is a component or a resource.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -61,57 +78,57 @@ pub trait Declarable: 'static {
     const NAME: &'static str;
 }
 
-/// A query type whose every access system `S` declared: `&T`, `Option<&T>`, `With<T>` and
-/// `Without<T>` need `S: Reads<T>` (a filter reads the store's index to test presence, so a
-/// parallel writer of `T` would conflict with it); `&mut T` and `Option<&mut T>` need
-/// `S: Writes<T>`. `Entity` needs nothing.
-pub trait QueryAccess<S>: QueryData {}
+/// Type-level access: reads `T` (values, or membership for filters).
+pub struct ReadOf<T: ?Sized>(PhantomData<fn() -> PhantomData<T>>);
 
-impl<S: Reads<T>, T: Component> QueryAccess<S> for &T {}
-impl<S: Writes<T>, T: Component> QueryAccess<S> for &mut T {}
-impl<S: Reads<T>, T: Component> QueryAccess<S> for Option<&T> {}
-impl<S: Writes<T>, T: Component> QueryAccess<S> for Option<&mut T> {}
-impl<S> QueryAccess<S> for Entity {}
-impl<S> QueryAccess<S> for () {}
-impl<S: Reads<T>, T: Component> QueryAccess<S> for With<T> {}
-impl<S: Reads<T>, T: Component> QueryAccess<S> for Without<T> {}
+/// Type-level access: writes `T`.
+pub struct WriteOf<T: ?Sized>(PhantomData<fn() -> PhantomData<T>>);
 
-macro_rules! impl_query_access_tuple {
-    ($($Q:ident),+) => {
-        impl<S, $($Q: QueryAccess<S>),+> QueryAccess<S> for ($($Q,)+) {}
+/// A type-level access list (`ReadOf<T>`, `WriteOf<T>`, `()`, tuples) every part of which the
+/// system marker `S` declared. `#[system]` checks each parameter's list once, at the parameter.
+pub trait AllowedBy<S> {}
+
+impl<S: Reads<T>, T: ?Sized> AllowedBy<S> for ReadOf<T> {}
+impl<S: Writes<T>, T: ?Sized> AllowedBy<S> for WriteOf<T> {}
+impl<S> AllowedBy<S> for () {}
+
+macro_rules! impl_allowed_by_tuple {
+    ($($A:ident),+) => {
+        impl<S, $($A: AllowedBy<S>),+> AllowedBy<S> for ($($A,)+) {}
     };
 }
-impl_query_access_tuple!(A);
-impl_query_access_tuple!(A, B);
-impl_query_access_tuple!(A, B, C);
-impl_query_access_tuple!(A, B, C, D);
-impl_query_access_tuple!(A, B, C, D, E);
-impl_query_access_tuple!(A, B, C, D, E, F);
-impl_query_access_tuple!(A, B, C, D, E, F, G);
-impl_query_access_tuple!(A, B, C, D, E, F, G, H);
-impl_query_access_tuple!(A, B, C, D, E, F, G, H, I);
-impl_query_access_tuple!(A, B, C, D, E, F, G, H, I, J);
-impl_query_access_tuple!(A, B, C, D, E, F, G, H, I, J, K);
-impl_query_access_tuple!(A, B, C, D, E, F, G, H, I, J, K, L);
+impl_allowed_by_tuple!(A);
+impl_allowed_by_tuple!(A, B);
+impl_allowed_by_tuple!(A, B, C);
+impl_allowed_by_tuple!(A, B, C, D);
+impl_allowed_by_tuple!(A, B, C, D, E);
+impl_allowed_by_tuple!(A, B, C, D, E, F);
+impl_allowed_by_tuple!(A, B, C, D, E, F, G);
+impl_allowed_by_tuple!(A, B, C, D, E, F, G, H);
+impl_allowed_by_tuple!(A, B, C, D, E, F, G, H, I);
+impl_allowed_by_tuple!(A, B, C, D, E, F, G, H, I, J);
+impl_allowed_by_tuple!(A, B, C, D, E, F, G, H, I, J, K);
+impl_allowed_by_tuple!(A, B, C, D, E, F, G, H, I, J, K, L);
 
-/// A bundle whose every component system `S` declared in `writes(..)` (for `Commands::spawn`).
-pub trait BundleWrites<S>: Bundle {}
+/// A bundle every component of which system `S` may spawn through `Commands` (declared in
+/// `defers(..)` or `writes(..)`).
+pub trait BundleDefers<S>: Bundle {}
 
-impl<S> BundleWrites<S> for () {}
-macro_rules! impl_bundle_writes_all {
+impl<S> BundleDefers<S> for () {}
+macro_rules! impl_bundle_defers {
     ($($T:ident),+) => {
-        impl<S, $($T: Component),+> BundleWrites<S> for ($($T,)+) where $(S: Writes<$T>),+ {}
+        impl<S, $($T: Component),+> BundleDefers<S> for ($($T,)+) where $(S: Defers<$T>),+ {}
     };
 }
-impl_bundle_writes_all!(A);
-impl_bundle_writes_all!(A, B);
-impl_bundle_writes_all!(A, B, C);
-impl_bundle_writes_all!(A, B, C, D);
-impl_bundle_writes_all!(A, B, C, D, E);
-impl_bundle_writes_all!(A, B, C, D, E, F);
-impl_bundle_writes_all!(A, B, C, D, E, F, G);
-impl_bundle_writes_all!(A, B, C, D, E, F, G, H);
-impl_bundle_writes_all!(A, B, C, D, E, F, G, H, I);
-impl_bundle_writes_all!(A, B, C, D, E, F, G, H, I, J);
-impl_bundle_writes_all!(A, B, C, D, E, F, G, H, I, J, K);
-impl_bundle_writes_all!(A, B, C, D, E, F, G, H, I, J, K, L);
+impl_bundle_defers!(A);
+impl_bundle_defers!(A, B);
+impl_bundle_defers!(A, B, C);
+impl_bundle_defers!(A, B, C, D);
+impl_bundle_defers!(A, B, C, D, E);
+impl_bundle_defers!(A, B, C, D, E, F);
+impl_bundle_defers!(A, B, C, D, E, F, G);
+impl_bundle_defers!(A, B, C, D, E, F, G, H);
+impl_bundle_defers!(A, B, C, D, E, F, G, H, I);
+impl_bundle_defers!(A, B, C, D, E, F, G, H, I, J);
+impl_bundle_defers!(A, B, C, D, E, F, G, H, I, J, K);
+impl_bundle_defers!(A, B, C, D, E, F, G, H, I, J, K, L);

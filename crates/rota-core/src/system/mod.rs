@@ -2,9 +2,11 @@
 //! [`Reads`]/[`Writes`] markers on the system's own type), so the two cannot disagree.
 //!
 //! `#[system(reads(..), writes(..))]` (in `rota-macros`) turns a function into a constructor
-//! `fn name() -> impl System`. The system's marker type is declared *inside* that function, so
-//! no code outside the macro's output can name it — which is what makes a hand-written
-//! `impl Writes<Health> for movement` impossible.
+//! `fn name() -> impl System`. The system's marker type is declared in a block of that function
+//! that the body cannot see, and the body itself is generic over the marker, bounded by exactly
+//! the declared `Reads`/`Writes`/`Defers` — so nothing the user writes can name the marker or
+//! add to its declarations. `System` and `SystemParam` are sealed: a system's descriptor and
+//! what its body can touch come from one source, the attribute.
 
 mod access;
 mod param;
@@ -14,13 +16,14 @@ use std::any::TypeId;
 use std::sync::{Mutex, PoisonError};
 
 pub use access::{
-    AccessKind, BundleWrites, Declarable, QueryAccess, Reads, Unrestricted, Writes, WrittenBy,
+    AccessKind, AllowedBy, BundleDefers, Declarable, DeferredBy, Defers, Marker, ReadOf, Reads,
+    Unrestricted, WriteOf, Writes,
 };
-pub use param::{Local, Query, Res, ResMut, SystemParam};
+pub use param::{Local, Query, Res, ResMut, SystemParam, sealed::ParamSeal};
 pub use split::{ResourceBorrows, SplitError, SystemBorrows};
 
 use crate::commands::{ApplyReport, CommandQueue};
-use crate::query::Borrows;
+use crate::query::{Access, Borrows, find_alias_runtime};
 use crate::world::World;
 
 /// One type a system declared, as data.
@@ -58,12 +61,20 @@ pub struct SystemDescriptor {
     pub reads: Vec<DeclaredAccess>,
     /// Types written (and therefore also read), in declaration order.
     pub writes: Vec<DeclaredAccess>,
+    /// Components the system's `Commands` may insert, remove or spawn without writing them
+    /// (`defers(..)`); applied at the batch end, so they conflict with nothing.
+    pub defers: Vec<DeclaredAccess>,
     /// Systems this one runs after.
     pub after: Vec<SystemRef>,
     /// Runs on ticks where `tick % every_ticks == 0`; 1 means every tick.
     pub every_ticks: u64,
     /// Whether the system has a `Commands` parameter.
     pub uses_commands: bool,
+    /// A type the system's parameters access in a way that aliases, found by `TypeId` when the
+    /// descriptor is built. Only generic components and resources (which have no `const`
+    /// identity) can get here; keyed types are refused at compile time. A system with one is
+    /// refused by `World::run` and `Schedule` before it runs.
+    pub param_alias: Option<&'static str>,
 }
 
 impl SystemDescriptor {
@@ -74,9 +85,11 @@ impl SystemDescriptor {
             id,
             reads: Vec::new(),
             writes: Vec::new(),
+            defers: Vec::new(),
             after: Vec::new(),
             every_ticks: 1,
             uses_commands: false,
+            param_alias: None,
         }
     }
 
@@ -96,6 +109,21 @@ impl SystemDescriptor {
         if !self.writes.contains(&a) {
             self.writes.push(a);
         }
+        self
+    }
+
+    /// Declares that this system's `Commands` may insert, remove or spawn `T`.
+    pub fn defer<T: Declarable>(mut self) -> Self {
+        let a = declared::<T>();
+        if !self.defers.contains(&a) {
+            self.defers.push(a);
+        }
+        self
+    }
+
+    /// Records the parameters' accesses and any aliasing among them (by `TypeId`).
+    pub fn params(mut self, accesses: &[Access]) -> Self {
+        self.param_alias = find_alias_runtime(accesses);
         self
     }
 
@@ -153,8 +181,21 @@ fn declared<T: Declarable>() -> DeclaredAccess {
     }
 }
 
-/// A system: implemented by `#[system]` for the system's (unnameable) marker type.
-pub trait System: Send + Sync + 'static {
+#[doc(hidden)]
+pub mod sealed {
+    /// Seals [`System`](super::System): implemented by `#[system]` through `rota::__private`.
+    /// Not an API.
+    pub trait SystemSeal {}
+}
+
+/// A system: implemented by `#[system]` for the system's (unnameable) marker type, and sealed,
+/// so a schedule only ever runs systems whose descriptor and body come from one attribute.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a system",
+    label = "not a system",
+    note = "write the system as a function with `#[system(reads(..), writes(..))]` and pass the function itself, e.g. `schedule.add(movement)`"
+)]
+pub trait System: sealed::SystemSeal + Send + Sync + 'static {
     /// The system's name.
     const NAME: &'static str;
     /// Per-system state (its `Local` parameters), kept by a schedule between runs.
@@ -169,6 +210,11 @@ pub trait System: Send + Sync + 'static {
 
 /// Something that makes a system: the function `#[system]` generates (`movement`, not
 /// `movement()`), so `world.run(movement)` and `schedule.add(movement)` read naturally.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not a system",
+    label = "not a `#[system]` function",
+    note = "pass a function declared with `#[system(..)]`, by name: `world.run(movement)`"
+)]
 pub trait IntoSystem {
     /// The system made.
     type System: System;
@@ -225,17 +271,28 @@ impl World {
     /// Runs one system once, now, then applies its commands. `Local` state starts fresh each
     /// call (a schedule keeps it between ticks).
     ///
-    /// ```ignore
-    /// world.run(movement);
+    /// ```
+    /// # use rota_core::{Component, World};
+    /// # use rota_core::system::{Query, IntoSystem};
+    /// # struct Hp(u32); impl Component for Hp { const NAME: &'static str = "Hp"; const UNIQUE_KEY: Option<&'static str> = Some("doc::Hp"); }
+    /// // With the `rota` facade: `#[system(writes(Hp))] fn heal(mut q: Query<&mut Hp>) { .. }`
+    /// // then `let report = world.run(heal);`.
     /// ```
     ///
     /// # Panics
     ///
-    /// If the system reads a resource that is not in the world, or its descriptor writes and
-    /// reads the same type (impossible for `#[system]`-made systems).
+    /// If the system reads a resource that is not in the world, or its parameters alias a
+    /// generic component (see [`SystemDescriptor::param_alias`]).
+    #[track_caller]
     pub fn run<F: IntoSystem>(&mut self, system: F) -> ApplyReport {
         let system = system.into_system();
         let descriptor = system.descriptor();
+        if let Some(name) = descriptor.param_alias {
+            panic!(
+                "system `{}`: its parameters access `{name}` twice and one access writes it; a `&mut` would alias",
+                descriptor.name
+            );
+        }
         let mut state = system.init_state();
         let sink = Mutex::new(CommandQueue::default());
         {

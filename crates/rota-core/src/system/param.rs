@@ -1,57 +1,81 @@
-//! System parameters: `Query`, `Res`, `ResMut`, `Local`, `Commands` and `&Entities`.
+//! System parameters: `Query`, `Res`, `ResMut`, `Local`, `Commands` and `&Entities`, and the
+//! sealed [`SystemParam`] trait that describes what each one touches.
 //!
-//! Each carries the system's marker type `S` (added by `#[system]`), and each accessor is
-//! bounded on `S: Reads<T>` / `S: Writes<T>` — the compile-time half of the access contract.
+//! # How a parameter is checked
+//!
+//! Every parameter type states its accesses twice: as a type-level list
+//! ([`SystemParam::Access`], e.g. `(WriteOf<Position>, ReadOf<Velocity>)`) and as a `const`
+//! tree ([`SystemParam::ACCESS`]). `#[system]` requires `Access: AllowedBy<marker>` once per
+//! parameter — so an undeclared access is one error, at the parameter, naming the system and the
+//! type — and evaluates one `const` per parameter that refuses aliasing with the earlier ones.
+//! Both are found **by type**, through aliases, `use .. as`, and macros. The trait is sealed:
+//! the only parameters are rota's own and `#[derive(SystemParam)]` structs composing them.
 
 use std::marker::PhantomData;
 use std::ops::{Deref, DerefMut};
 
 use super::SystemContext;
-use super::access::{QueryAccess, Reads, Unrestricted, Writes};
+use super::access::{ReadOf, WriteOf};
 use crate::commands::Commands;
 use crate::component::Resource;
 use crate::entity::{Entities, Entity};
 use crate::error::QueryGetError;
-use crate::query::{Access, Borrows, QueryData, QueryIter, ReadOnlyQueryData, find_alias_runtime};
+use crate::query::{
+    Access, Borrows, ConstAccess, Mode, QueryData, QueryIter, ReadOnlyQueryData, Space,
+};
 
-/// A value a system can take as a parameter.
+#[doc(hidden)]
+pub mod sealed {
+    /// Seals [`SystemParam`](super::SystemParam): implemented by rota's parameters and by
+    /// `#[derive(SystemParam)]` (through `rota::__private`). Not an API.
+    pub trait ParamSeal {}
+}
+use sealed::ParamSeal;
+
+/// A value a system can take as a parameter: rota's own (`Query`, `Res`, `ResMut`, `Local`,
+/// `Commands`, `&Entities`) or a `#[derive(SystemParam)]` struct of them.
 ///
-/// `#[system]` adds the system's marker to `Query`, `Res`, `ResMut` and `Commands` written in the
-/// signature; a type alias or wrapper hides them from it, so such a parameter does not implement
-/// `SystemParam` for the system and is refused at compile time.
+/// Sealed: a parameter cannot be implemented by hand, so every parameter's access is a
+/// composition of accesses rota checks.
 #[diagnostic::on_unimplemented(
-    message = "`{Self}` is not a parameter rota can check for system `{S}`",
-    label = "not a checked system parameter",
-    note = "write `Query<..>`, `Res<..>`, `ResMut<..>`, `Commands`, `Local<..>` or `&Entities` directly in the signature: `#[system]` tags them with the system's marker, which it cannot do through a type alias or a wrapper type"
+    message = "`{Self}` is not a system parameter",
+    label = "not a system parameter",
+    note = "system parameters are `Query<..>`, `Res<..>`, `ResMut<..>`, `Commands`, `Local<..>`, `&Entities`, or a struct with `#[derive(SystemParam)]` composing them"
 )]
-pub trait SystemParam<S>: Sized {
-    /// State kept between runs (only `Local` has any).
+pub trait SystemParam: ParamSeal + Sized {
+    /// State kept between runs (`Local` values, a query's access list).
     type State: Send + 'static;
-    /// The parameter as the system body receives it.
-    type Item<'w>;
+    /// The parameter as the body of system `S` receives it.
+    type Item<'w, S>;
+    /// The accesses as a type-level list, checked against the system's declarations.
+    type Access;
+    /// The accesses as a tree a `const` can inspect (compile-time aliasing checks).
+    const ACCESS: ConstAccess;
+    /// How many `Commands` buffers this parameter holds (a system may hold at most one: two
+    /// would reserve the same entities).
+    const COMMANDS: u32 = 0;
+    /// Appends this parameter's accesses (for checks by `TypeId`).
+    fn access(out: &mut Vec<Access>);
     /// Fresh state.
     fn init_state() -> Self::State;
     /// Builds the parameter from what the system borrowed.
-    fn fetch<'w>(context: &mut SystemContext<'w>, state: &'w mut Self::State) -> Self::Item<'w>;
-    /// Whether this parameter records commands.
-    const USES_COMMANDS: bool = false;
+    fn fetch<'w, S>(
+        context: &mut SystemContext<'w>,
+        state: &'w mut Self::State,
+    ) -> Self::Item<'w, S>;
 }
-
-/// The query's type parameters, held without owning anything.
-type QueryTypes<Q, F, S> = PhantomData<fn() -> (Q, F, S)>;
 
 /// A system's query over the components it declared, in ascending slot order.
 ///
-/// `Q` is the fetched data (`(&mut Position, &Velocity)`), `F` a filter (`With<T>`), `S` the
-/// system marker `#[system]` fills in. Constructing it (only `SystemParam::fetch` can) requires
-/// `Q: QueryAccess<S>`: every `&T` declared read, every `&mut T` declared written. The bound sits
-/// on construction alone so an undeclared access is reported once, at the parameter.
-pub struct Query<'w, Q: QueryData, F: QueryData = (), S = Unrestricted> {
+/// `Q` is the fetched data (`(&mut Position, &Velocity)`), `F` a filter (`With<T>`). In a
+/// system, every `&T` must be declared read and every `&mut T` written — checked once, at the
+/// parameter.
+pub struct Query<'w, Q, F = ()> {
     borrows: Borrows<'w>,
-    _types: QueryTypes<Q, F, S>,
+    _types: PhantomData<fn() -> (Q, F)>,
 }
 
-impl<'w, Q: QueryData, F: QueryData, S> Query<'w, Q, F, S> {
+impl<'w, Q: QueryData, F: QueryData> Query<'w, Q, F> {
     /// Iterates the matches, mutably, in ascending slot order.
     pub fn iter_mut(&mut self) -> QueryIter<'_, Q, F> {
         QueryIter::new(self.borrows.reborrow())
@@ -60,6 +84,11 @@ impl<'w, Q: QueryData, F: QueryData, S> Query<'w, Q, F, S> {
     /// Calls `f` on every match in ascending slot order.
     pub fn for_each(&mut self, f: impl FnMut(Q::Item<'_>)) {
         self.iter_mut().for_each(f)
+    }
+
+    /// Calls `f` on every run of matches as plain slices; see [`QueryIter::for_each_run`].
+    pub fn for_each_run(&mut self, f: impl FnMut(&[Entity], Q::Slices<'_>)) {
+        self.iter_mut().for_each_run(f)
     }
 
     /// The item for one entity, mutably.
@@ -77,7 +106,7 @@ impl<'w, Q: QueryData, F: QueryData, S> Query<'w, Q, F, S> {
     }
 }
 
-impl<'w, Q: ReadOnlyQueryData, F: QueryData, S> Query<'w, Q, F, S> {
+impl<'w, Q: ReadOnlyQueryData, F: QueryData> Query<'w, Q, F> {
     /// Iterates the matches in ascending slot order.
     pub fn iter(&self) -> QueryIter<'_, Q, F> {
         QueryIter::new(self.borrows.reborrow_shared())
@@ -93,7 +122,7 @@ impl<'w, Q: ReadOnlyQueryData, F: QueryData, S> Query<'w, Q, F, S> {
     }
 }
 
-impl<'a, 'w, Q: QueryData, F: QueryData, S> IntoIterator for &'a mut Query<'w, Q, F, S> {
+impl<'a, 'w, Q: QueryData, F: QueryData> IntoIterator for &'a mut Query<'w, Q, F> {
     type Item = Q::Item<'a>;
     type IntoIter = QueryIter<'a, Q, F>;
     fn into_iter(self) -> QueryIter<'a, Q, F> {
@@ -101,56 +130,86 @@ impl<'a, 'w, Q: QueryData, F: QueryData, S> IntoIterator for &'a mut Query<'w, Q
     }
 }
 
-impl<Q, F, S> SystemParam<S> for Query<'static, Q, F, S>
-where
-    Q: QueryAccess<S>,
-    F: QueryAccess<S>,
-{
-    type State = ();
-    type Item<'w> = Query<'w, Q, F, S>;
-    fn init_state() {}
-    fn fetch<'w>(context: &mut SystemContext<'w>, _: &'w mut ()) -> Query<'w, Q, F, S> {
-        let mut access: Vec<Access> = Vec::new();
-        Q::access(&mut access);
-        F::access(&mut access);
-        if let Some(component) = find_alias_runtime(&access) {
-            panic!(
-                "system `{}`: a query names component `{component}` twice with a mutable access",
-                context.system
-            );
-        }
+impl<'a, 'w, Q: ReadOnlyQueryData, F: QueryData> IntoIterator for &'a Query<'w, Q, F> {
+    type Item = Q::Item<'a>;
+    type IntoIter = QueryIter<'a, Q, F>;
+    fn into_iter(self) -> QueryIter<'a, Q, F> {
+        self.iter()
+    }
+}
+
+impl<Q: QueryData, F: QueryData> ParamSeal for Query<'_, Q, F> {}
+impl<Q: QueryData, F: QueryData> SystemParam for Query<'_, Q, F> {
+    /// The query's access list, computed once.
+    type State = Box<[Access]>;
+    type Item<'w, S> = Query<'w, Q, F>;
+    type Access = (Q::Access, F::Access);
+    const ACCESS: ConstAccess = ConstAccess::List(&[Q::ACCESS, F::ACCESS]);
+    fn access(out: &mut Vec<Access>) {
+        Q::access(out);
+        F::access(out);
+    }
+    fn init_state() -> Box<[Access]> {
+        let mut access = Vec::new();
+        Self::access(&mut access);
+        access.into_boxed_slice()
+    }
+    fn fetch<'w, S>(
+        context: &mut SystemContext<'w>,
+        access: &'w mut Box<[Access]>,
+    ) -> Query<'w, Q, F> {
         Query {
-            borrows: context.stores.take(&access, context.system),
+            borrows: context.stores.take(access, context.system),
             _types: PhantomData,
         }
     }
 }
 
-/// Shared access to a resource the system declared in `reads(..)` (or `writes(..)`).
-pub struct Res<'w, R: Resource, S = Unrestricted> {
-    value: &'w R,
-    _system: PhantomData<fn() -> S>,
+const fn resource_leaf<R: Resource>(mode: Mode) -> ConstAccess {
+    ConstAccess::Leaf {
+        name: R::NAME,
+        key: R::UNIQUE_KEY,
+        space: Space::Resource,
+        mode,
+    }
 }
 
-impl<R: Resource, S> Deref for Res<'_, R, S> {
+fn resource_access<R: Resource>(mode: Mode) -> Access {
+    Access {
+        type_id: std::any::TypeId::of::<R>(),
+        name: R::NAME,
+        space: Space::Resource,
+        mode,
+    }
+}
+
+/// Shared access to a resource the system declared in `reads(..)` (or `writes(..)`).
+pub struct Res<'w, R: Resource> {
+    value: &'w R,
+}
+
+impl<R: Resource> Deref for Res<'_, R> {
     type Target = R;
     fn deref(&self) -> &R {
         self.value
     }
 }
 
-impl<R: Resource, S: Reads<R>> SystemParam<S> for Res<'static, R, S> {
+impl<R: Resource> ParamSeal for Res<'_, R> {}
+impl<R: Resource> SystemParam for Res<'_, R> {
     type State = ();
-    type Item<'w> = Res<'w, R, S>;
+    type Item<'w, S> = Res<'w, R>;
+    type Access = ReadOf<R>;
+    const ACCESS: ConstAccess = resource_leaf::<R>(Mode::Read);
+    fn access(out: &mut Vec<Access>) {
+        out.push(resource_access::<R>(Mode::Read));
+    }
     fn init_state() {}
-    fn fetch<'w>(context: &mut SystemContext<'w>, _: &'w mut ()) -> Res<'w, R, S> {
+    fn fetch<'w, S>(context: &mut SystemContext<'w>, _: &'w mut ()) -> Res<'w, R> {
         match context.resources.shared::<R>() {
-            Some(value) => Res {
-                value,
-                _system: PhantomData,
-            },
+            Some(value) => Res { value },
             None => panic!(
-                "system `{}` reads resource `{}`, which is not in the world",
+                "system `{}` reads resource `{}`, which is not in the world (insert it with `World::insert_resource` before running the system)",
                 context.system,
                 R::NAME
             ),
@@ -159,36 +218,38 @@ impl<R: Resource, S: Reads<R>> SystemParam<S> for Res<'static, R, S> {
 }
 
 /// Exclusive access to a resource the system declared in `writes(..)`.
-pub struct ResMut<'w, R: Resource, S = Unrestricted> {
+pub struct ResMut<'w, R: Resource> {
     value: &'w mut R,
-    _system: PhantomData<fn() -> S>,
 }
 
-impl<R: Resource, S> Deref for ResMut<'_, R, S> {
+impl<R: Resource> Deref for ResMut<'_, R> {
     type Target = R;
     fn deref(&self) -> &R {
         self.value
     }
 }
 
-impl<R: Resource, S> DerefMut for ResMut<'_, R, S> {
+impl<R: Resource> DerefMut for ResMut<'_, R> {
     fn deref_mut(&mut self) -> &mut R {
         self.value
     }
 }
 
-impl<R: Resource, S: Writes<R>> SystemParam<S> for ResMut<'static, R, S> {
+impl<R: Resource> ParamSeal for ResMut<'_, R> {}
+impl<R: Resource> SystemParam for ResMut<'_, R> {
     type State = ();
-    type Item<'w> = ResMut<'w, R, S>;
+    type Item<'w, S> = ResMut<'w, R>;
+    type Access = WriteOf<R>;
+    const ACCESS: ConstAccess = resource_leaf::<R>(Mode::Write);
+    fn access(out: &mut Vec<Access>) {
+        out.push(resource_access::<R>(Mode::Write));
+    }
     fn init_state() {}
-    fn fetch<'w>(context: &mut SystemContext<'w>, _: &'w mut ()) -> ResMut<'w, R, S> {
+    fn fetch<'w, S>(context: &mut SystemContext<'w>, _: &'w mut ()) -> ResMut<'w, R> {
         match context.resources.exclusive::<R>() {
-            Some(value) => ResMut {
-                value,
-                _system: PhantomData,
-            },
+            Some(value) => ResMut { value },
             None => panic!(
-                "system `{}` writes resource `{}`, which is not in the world or is already borrowed by another parameter",
+                "system `{}` writes resource `{}`, which is not in the world (insert it with `World::insert_resource` before running the system)",
                 context.system,
                 R::NAME
             ),
@@ -215,32 +276,47 @@ impl<T> DerefMut for Local<'_, T> {
     }
 }
 
-impl<S, T: Default + Send + 'static> SystemParam<S> for Local<'static, T> {
+impl<T: Default + Send + 'static> ParamSeal for Local<'_, T> {}
+impl<T: Default + Send + 'static> SystemParam for Local<'_, T> {
     type State = T;
-    type Item<'w> = Local<'w, T>;
+    type Item<'w, S> = Local<'w, T>;
+    type Access = ();
+    const ACCESS: ConstAccess = ConstAccess::List(&[]);
+    fn access(_: &mut Vec<Access>) {}
     fn init_state() -> T {
         T::default()
     }
-    fn fetch<'w>(_: &mut SystemContext<'w>, state: &'w mut T) -> Local<'w, T> {
+    fn fetch<'w, S>(_: &mut SystemContext<'w>, state: &'w mut T) -> Local<'w, T> {
         Local { value: state }
     }
 }
 
-impl<S> SystemParam<S> for &'static Entities {
+impl ParamSeal for &Entities {}
+impl SystemParam for &Entities {
     type State = ();
-    type Item<'w> = &'w Entities;
+    type Item<'w, S> = &'w Entities;
+    type Access = ();
+    const ACCESS: ConstAccess = ConstAccess::List(&[]);
+    fn access(_: &mut Vec<Access>) {}
     fn init_state() {}
-    fn fetch<'w>(context: &mut SystemContext<'w>, _: &'w mut ()) -> &'w Entities {
+    fn fetch<'w, S>(context: &mut SystemContext<'w>, _: &'w mut ()) -> &'w Entities {
         context.stores.entities()
     }
 }
 
-impl<S: 'static> SystemParam<S> for Commands<'static, S> {
+impl<M> ParamSeal for Commands<'_, M> {}
+/// A system's `Commands` are typed by the system: `insert`, `remove` and `spawn` compile only
+/// for components it declares in `defers(..)` or `writes(..)`, and `queue` (arbitrary world
+/// access) is not offered.
+impl<M> SystemParam for Commands<'_, M> {
     type State = ();
-    type Item<'w> = Commands<'w, S>;
-    const USES_COMMANDS: bool = true;
+    type Item<'w, S> = Commands<'w, S>;
+    type Access = ();
+    const ACCESS: ConstAccess = ConstAccess::List(&[]);
+    const COMMANDS: u32 = 1;
+    fn access(_: &mut Vec<Access>) {}
     fn init_state() {}
-    fn fetch<'w>(context: &mut SystemContext<'w>, _: &'w mut ()) -> Commands<'w, S> {
+    fn fetch<'w, S>(context: &mut SystemContext<'w>, _: &'w mut ()) -> Commands<'w, S> {
         Commands::for_system(context.stores.entities(), context.sink)
     }
 }

@@ -6,7 +6,7 @@ use std::any::{Any, TypeId};
 
 use super::SystemDescriptor;
 use crate::component::Resource;
-use crate::query::{Borrowed, Borrows};
+use crate::query::Borrows;
 use crate::world::World;
 use crate::world::resources::{downcast_resource, downcast_resource_mut};
 
@@ -133,14 +133,17 @@ impl World {
                 }
             }
         }
-        let mut stores: Vec<Vec<_>> = (0..systems.len()).map(|_| Vec::new()).collect();
-        let mut resources: Vec<Vec<_>> = (0..systems.len()).map(|_| Vec::new()).collect();
         let World {
             entities,
             stores: all_stores,
             resources: all_resources,
             ..
         } = self;
+        let entities = &*entities;
+        let mut stores: Vec<Borrows<'w>> = (0..systems.len())
+            .map(|_| Borrows::from_parts(entities))
+            .collect();
+        let mut resources: Vec<Vec<_>> = (0..systems.len()).map(|_| Vec::new()).collect();
         for entry in all_stores.iter_mut() {
             let (writer, readers) = users(systems, entry.type_id, entry.name)?;
             if writer.is_none() && readers.is_empty() {
@@ -148,15 +151,11 @@ impl World {
             }
             entry.store.settle();
             match writer {
-                Some(w) => stores[w].push((
-                    entry.type_id,
-                    entry.name,
-                    Borrowed::Exclusive(&mut *entry.store),
-                )),
+                Some(w) => stores[w].push(entry.type_id, entry.name, &mut *entry.store, true),
                 None => {
-                    let shared: &_ = &*entry.store;
+                    let shared: &'w _ = &*entry.store;
                     for &r in &readers {
-                        stores[r].push((entry.type_id, entry.name, Borrowed::Shared(shared)));
+                        stores[r].push_shared(entry.type_id, entry.name, shared);
                     }
                 }
             }
@@ -176,12 +175,11 @@ impl World {
                 }
             }
         }
-        let entities = &*entities;
         Ok(stores
             .into_iter()
             .zip(resources)
-            .map(|(s, r)| SystemBorrows {
-                stores: Borrows::from_parts(entities, s),
+            .map(|(stores, r)| SystemBorrows {
+                stores,
                 resources: ResourceBorrows { entries: r },
             })
             .collect())

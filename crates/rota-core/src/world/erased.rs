@@ -5,6 +5,7 @@ use std::any::Any;
 use crate::component::Component;
 use crate::entity::Entity;
 use crate::store::Store;
+use crate::store::index::StoreIndex;
 
 /// A `Store<T>` with `T` erased. Downcasts go through `Any`, so a type mismatch is an `Option`
 /// the caller turns into an internal-invariant panic — never undefined behaviour.
@@ -15,6 +16,12 @@ pub(crate) trait ErasedStore: Any + Send + Sync {
     fn len(&self) -> usize;
     fn check_invariants(&self) -> Result<(), String>;
     fn dense_entities(&self) -> &[Entity];
+    /// The store's index (membership), shared.
+    fn index(&self) -> StoreIndex<'_>;
+    /// The value column as `&Vec<T>`, erased.
+    fn values_any(&self) -> &(dyn Any + Send + Sync);
+    /// Settles, then splits: index shared, value column (`&mut Vec<T>`) exclusive and erased.
+    fn parts_mut_any(&mut self) -> (StoreIndex<'_>, &mut (dyn Any + Send + Sync));
 }
 
 impl<T: Component> ErasedStore for Store<T> {
@@ -32,6 +39,16 @@ impl<T: Component> ErasedStore for Store<T> {
     }
     fn dense_entities(&self) -> &[Entity] {
         Store::dense_entities(self)
+    }
+    fn index(&self) -> StoreIndex<'_> {
+        Store::index(self)
+    }
+    fn values_any(&self) -> &(dyn Any + Send + Sync) {
+        self.values_vec()
+    }
+    fn parts_mut_any(&mut self) -> (StoreIndex<'_>, &mut (dyn Any + Send + Sync)) {
+        let (index, values) = self.parts_mut();
+        (index, values)
     }
 }
 

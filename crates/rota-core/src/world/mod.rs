@@ -39,9 +39,9 @@ pub struct StoreEntry {
 /// use rota_core::{Component, World};
 ///
 /// struct Position(f32);
-/// impl Component for Position { const NAME: &'static str = "Position"; }
+/// impl Component for Position { const NAME: &'static str = "Position"; const UNIQUE_KEY: Option<&'static str> = Some("doc::Position"); }
 /// struct Velocity(f32);
-/// impl Component for Velocity { const NAME: &'static str = "Velocity"; }
+/// impl Component for Velocity { const NAME: &'static str = "Velocity"; const UNIQUE_KEY: Option<&'static str> = Some("doc::Velocity"); }
 ///
 /// let mut world = World::new();
 /// let a = world.spawn_with((Position(0.0), Velocity(1.0)));
@@ -148,7 +148,7 @@ impl World {
     /// ```
     /// # use rota_core::{Component, World};
     /// # struct Name(&'static str);
-    /// # impl Component for Name { const NAME: &'static str = "Name"; }
+    /// # impl Component for Name { const NAME: &'static str = "Name"; const UNIQUE_KEY: Option<&'static str> = Some("doc::Name"); }
     /// let mut world = World::new();
     /// let e = world.spawn_with((Name("ada"),));
     /// assert_eq!(world.get::<Name>(e).unwrap().0, "ada");
@@ -183,7 +183,7 @@ impl World {
     /// ```
     /// # use rota_core::{Component, World};
     /// # struct Id(u32);
-    /// # impl Component for Id { const NAME: &'static str = "Id"; }
+    /// # impl Component for Id { const NAME: &'static str = "Id"; const UNIQUE_KEY: Option<&'static str> = Some("doc::Id"); }
     /// let mut world = World::new();
     /// let spawned = world.spawn_batch((0..100).map(|i| (Id(i),)));
     /// assert_eq!(spawned.len(), 100);

@@ -1,7 +1,7 @@
 //! Expansion: the trait impl, naming only `::rota::__private` paths.
 
 use proc_macro2::TokenStream;
-use quote::quote;
+use quote::{quote, quote_spanned};
 
 use super::Kind;
 use super::parse::Model;
@@ -22,22 +22,29 @@ pub(crate) fn expand(model: &Model, kind: Kind) -> TokenStream {
     let (impl_generics, ty_generics, where_clause) = generics.split_for_impl();
     let is_generic = model.generics.type_params().next().is_some()
         || model.generics.const_params().next().is_some();
+    // A key no other type shares: module, name, and where the type is defined (two types named
+    // alike in one module — one inside a function — differ by line and column). Generic types
+    // cannot have one in `const` (see `Component::UNIQUE_KEY`).
+    let span = ident.span();
+    let key = if is_generic {
+        quote!(::core::option::Option::None)
+    } else {
+        quote_spanned!(span=> ::core::option::Option::Some(::core::concat!(
+            ::core::module_path!(), "::", #name, "@", ::core::file!(), ":",
+            ::core::line!(), ":", ::core::column!()
+        )))
+    };
     match kind {
         Kind::Component => {
-            let key = if is_generic {
-                quote!(::core::option::Option::None)
-            } else {
-                quote!(::core::option::Option::Some(::core::concat!(
-                    ::core::module_path!(), "::", #name
-                )))
-            };
             quote! {
+                #[automatically_derived]
                 impl #impl_generics ::rota::__private::Component for #ident #ty_generics
                 #where_clause
                 {
                     const NAME: &'static str = #name;
                     const UNIQUE_KEY: ::core::option::Option<&'static str> = #key;
                 }
+                #[automatically_derived]
                 impl #impl_generics ::rota::__private::Declarable for #ident #ty_generics
                 #where_clause
                 {
@@ -54,11 +61,14 @@ pub(crate) fn expand(model: &Model, kind: Kind) -> TokenStream {
             }
         }
         Kind::Resource => quote! {
+            #[automatically_derived]
             impl #impl_generics ::rota::__private::Resource for #ident #ty_generics
             #where_clause
             {
                 const NAME: &'static str = #name;
+                const UNIQUE_KEY: ::core::option::Option<&'static str> = #key;
             }
+            #[automatically_derived]
             impl #impl_generics ::rota::__private::Declarable for #ident #ty_generics
             #where_clause
             {

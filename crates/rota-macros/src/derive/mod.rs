@@ -1,8 +1,9 @@
-//! `#[derive(Component)]` and `#[derive(Resource)]`: parse → validate → expand.
+//! `#[derive(Component)]`, `#[derive(Resource)]`: parse → validate → expand; and the other derives.
 
 mod expand;
 mod parse;
 pub(crate) mod stable_hash;
+pub(crate) mod system_param;
 mod validate;
 
 use proc_macro2::TokenStream;
@@ -24,8 +25,19 @@ impl Kind {
 }
 
 pub(crate) fn derive(input: TokenStream, kind: Kind) -> TokenStream {
-    let result = parse::parse(input)
-        .and_then(|model| validate::validate(&model, kind).map(|()| model))
-        .map(|model| expand::expand(&model, kind));
-    result.unwrap_or_else(syn::Error::into_compile_error)
+    let model = match parse::parse(input) {
+        Ok(model) => model,
+        Err(e) => return e.into_compile_error(),
+    };
+    match validate::validate(&model, kind) {
+        Ok(()) => expand::expand(&model, kind),
+        // Emit the impl anyway where it can compile (thiserror's habit), so one mistake does
+        // not cascade into "`X` is not a component" at every use.
+        Err(e) if model.generics.lifetimes().next().is_none() => {
+            let mut out = e.into_compile_error();
+            out.extend(expand::expand(&model, kind));
+            out
+        }
+        Err(e) => e.into_compile_error(),
+    }
 }

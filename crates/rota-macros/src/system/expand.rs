@@ -1,186 +1,40 @@
-//! Expansion: the system's constructor function, its unnameable marker type with exactly the
-//! declared `Reads`/`Writes` impls, the descriptor built from the same lists, compile-time alias
-//! checks, and the original body with each parameter tagged by the marker. Generated code names
-//! only `::rota::__private` paths.
+//! Expansion of `#[system]`. For
+//!
+//! ```text
+//! #[system(reads(Vel), writes(Pos))]
+//! fn movement(mut q: Query<(&mut Pos, &Vel)>) { body }
+//! ```
+//!
+//! it generates, naming only `::rota::__private` paths:
+//!
+//! ```text
+//! fn movement() -> impl System {
+//!     // The body, generic over the marker and bounded by exactly the declarations: it cannot
+//!     // name the concrete marker (it is in the block below) nor add to its declarations.
+//!     fn body<movement: Marker + Reads<Vel> + Reads<Pos> + Writes<Pos> + Defers<Pos>>(
+//!         mut q: <Query<(&mut Pos, &Vel)> as SystemParam>::Item<'_, movement>,
+//!     ) { body }
+//!     {
+//!         struct movement;                       // the marker: its name is the system's
+//!         impl Reads<Vel> for movement {} ...    // exactly the declared impls
+//!         const _: () = check_access::<movement, Query<(&mut Pos, &Vel)>>();   // per parameter
+//!         const _: () = check_parameter_aliasing("movement", &["q"], &[ACCESS..], 0);
+//!         impl System for movement { descriptor from the same lists; run = fetch each + body }
+//!         movement
+//!     }
+//! }
+//! ```
+//!
+//! Parameters are recognised by type (`<T as SystemParam>`), never by spelling, so aliases,
+//! `use .. as` and macro-generated types work, and every check is reported once, at the
+//! parameter.
 
 use proc_macro2::{Span, TokenStream};
 use quote::{ToTokens, format_ident, quote, quote_spanned};
+use syn::Type;
 use syn::spanned::Spanned;
-use syn::visit_mut::{self, VisitMut};
-use syn::{GenericArgument, PathArguments, Type};
 
-use super::parse::{Model, Param, ParamKind};
-
-/// Replaces every lifetime (named or elided) with `'static`, for the type used to fetch.
-struct StaticLifetimes;
-
-impl VisitMut for StaticLifetimes {
-    fn visit_lifetime_mut(&mut self, l: &mut syn::Lifetime) {
-        *l = syn::Lifetime::new("'static", l.span());
-    }
-    fn visit_type_reference_mut(&mut self, r: &mut syn::TypeReference) {
-        if r.lifetime.is_none() {
-            r.lifetime = Some(syn::Lifetime::new("'static", r.and_token.span));
-        }
-        visit_mut::visit_type_reference_mut(self, r);
-    }
-}
-
-/// `ty` with the system marker appended (and `F = ()` for a one-argument `Query`); `lifetime`
-/// is inserted first when the path has none.
-fn tagged(ty: &Type, kind: &ParamKind, marker: &syn::Ident, lifetime: &str) -> Type {
-    let mut ty = ty.clone();
-    let Type::Path(p) = &mut ty else {
-        return ty;
-    };
-    let Some(seg) = p.path.segments.last_mut() else {
-        return ty;
-    };
-    let span = seg.ident.span();
-    let marker_ty: Type = syn::parse_quote_spanned!(span=> #marker);
-    let mut args = match std::mem::replace(&mut seg.arguments, PathArguments::None) {
-        PathArguments::AngleBracketed(a) => a,
-        _ => syn::parse_quote!(<>),
-    };
-    if !args
-        .args
-        .iter()
-        .any(|a| matches!(a, GenericArgument::Lifetime(_)))
-    {
-        let l = syn::Lifetime::new(lifetime, span);
-        args.args.insert(0, GenericArgument::Lifetime(l));
-    }
-    match kind {
-        ParamKind::Query { filter: None, .. } => {
-            args.args
-                .push(GenericArgument::Type(syn::parse_quote_spanned!(span=> ())));
-            args.args.push(GenericArgument::Type(marker_ty));
-        }
-        ParamKind::Query { .. } | ParamKind::Res | ParamKind::ResMut | ParamKind::Commands => {
-            args.args.push(GenericArgument::Type(marker_ty))
-        }
-        _ => {}
-    }
-    seg.arguments = PathArguments::AngleBracketed(args);
-    ty
-}
-
-/// The component a query element accesses and whether mutably: `&T`, `&mut T`, `Option<&T>`,
-/// `Option<&mut T>`. `None` for `Entity`, filters, and anything syntax cannot see through.
-fn element_access(ty: &Type) -> Option<(bool, Type)> {
-    match ty {
-        Type::Reference(r) => Some((r.mutability.is_some(), (*r.elem).clone())),
-        Type::Paren(p) => element_access(&p.elem),
-        Type::Path(p) => {
-            let seg = p.path.segments.last()?;
-            if seg.ident != "Option" {
-                return None;
-            }
-            match &seg.arguments {
-                PathArguments::AngleBracketed(a) => match a.args.first()? {
-                    GenericArgument::Type(t @ Type::Reference(_)) => element_access(t),
-                    _ => None,
-                },
-                _ => None,
-            }
-        }
-        _ => None,
-    }
-}
-
-fn is_plain_element(ty: &Type) -> bool {
-    match ty {
-        Type::Path(p) => p
-            .path
-            .segments
-            .last()
-            .is_some_and(|s| s.ident == "Entity" || s.ident == "With" || s.ident == "Without"),
-        Type::Tuple(t) => t.elems.is_empty(),
-        _ => false,
-    }
-}
-
-struct Element<'a> {
-    param: &'a Param,
-    write: bool,
-    component: Type,
-}
-
-/// Compile-time alias checks: every pair of accesses to the same component (by unique key)
-/// where one is mutable, within one query or across the system's queries.
-fn alias_checks(model: &Model, system: &str) -> TokenStream {
-    let mut elements: Vec<Element<'_>> = Vec::new();
-    let mut fallbacks = Vec::new();
-    for p in &model.params {
-        let ParamKind::Query { data, .. } = &p.kind else {
-            continue;
-        };
-        let items: Vec<&Type> = match &**data {
-            Type::Tuple(t) => t.elems.iter().collect(),
-            other => vec![other],
-        };
-        let mut opaque = false;
-        for item in items {
-            match element_access(item) {
-                Some((write, component)) => elements.push(Element {
-                    param: p,
-                    write,
-                    component,
-                }),
-                None if is_plain_element(item) => {}
-                None => opaque = true,
-            }
-        }
-        if opaque {
-            let msg = format!(
-                "system `{system}`: query parameter `{}` names one component twice and one of the two is `&mut`; split the query",
-                p.name
-            );
-            let mut q: Type = (**data).clone();
-            StaticLifetimes.visit_type_mut(&mut q);
-            fallbacks.push(quote_spanned! {data.span()=>
-                const _: () = if ::rota::__private::query_aliases::<#q>() {
-                    ::core::panic!(#msg)
-                };
-            });
-        }
-    }
-    let mut checks = Vec::new();
-    for (i, a) in elements.iter().enumerate() {
-        for b in &elements[i + 1..] {
-            if !(a.write || b.write) {
-                continue;
-            }
-            let (ta, tb) = (&a.component, &b.component);
-            let (sa, sb) = (
-                ta.to_token_stream().to_string(),
-                tb.to_token_stream().to_string(),
-            );
-            let what = if sa == sb {
-                format!("`{sa}` twice")
-            } else {
-                format!("`{sa}` and `{sb}` (the same component)")
-            };
-            let msg = if std::ptr::eq(a.param, b.param) {
-                format!(
-                    "system `{system}`: query parameter `{}` accesses {what} and one access is `&mut`; a `&mut` would alias: split the query",
-                    a.param.name
-                )
-            } else {
-                format!(
-                    "system `{system}`: parameters `{}` and `{}` both access {what} and one access is `&mut`; a `&mut` would alias: use one query",
-                    a.param.name, b.param.name
-                )
-            };
-            checks.push(quote_spanned! {tb.span()=>
-                const _: () = if ::rota::__private::same_component::<#ta, #tb>() {
-                    ::core::panic!(#msg)
-                };
-            });
-        }
-    }
-    quote! { #(#checks)* #(#fallbacks)* }
-}
+use super::parse::Model;
 
 pub(crate) fn expand(model: &Model) -> TokenStream {
     let item = &model.item;
@@ -190,35 +44,115 @@ pub(crate) fn expand(model: &Model) -> TokenStream {
     let vis = &item.vis;
     let attrs = &item.attrs;
     let block = &item.block;
+    let output = &sig.output;
     let marker = format_ident!("{}", name, span = name.span());
     let body_fn = format_ident!("__rota_system_body", span = Span::mixed_site());
+    let context = syn::Ident::new("__rota_context", Span::mixed_site());
+    let state = syn::Ident::new("__rota_state", Span::mixed_site());
 
+    // A type in both `reads` and `writes` is a write: its `Reads` impl comes with `Writes`.
+    let spelled = |t: &Type| t.to_token_stream().to_string();
     let writes: Vec<&Type> = model.writes.iter().map(|d| &d.ty).collect();
-    let written: Vec<String> = writes
-        .iter()
-        .map(|t| t.to_token_stream().to_string())
-        .collect();
-    // A type in both lists is a write: its `Reads` impl comes with the `Writes` one.
+    let written: Vec<String> = writes.iter().map(|t| spelled(t)).collect();
     let reads: Vec<&Type> = model
         .reads
         .iter()
         .map(|d| &d.ty)
-        .filter(|t| !written.contains(&t.to_token_stream().to_string()))
+        .filter(|t| !written.contains(&spelled(t)))
         .collect();
-    let declarable = reads.iter().chain(&writes).map(|ty| {
+    let defers: Vec<&Type> = model
+        .defers
+        .iter()
+        .map(|d| &d.ty)
+        .filter(|t| !written.contains(&spelled(t)))
+        .collect();
+
+    let declarable = reads.iter().chain(&writes).chain(&defers).map(|ty| {
         quote_spanned! {ty.span()=> ::rota::__private::assert_declarable::<#ty>(); }
     });
-    let read_impls = reads.iter().map(|ty| {
+    let impls = {
+        let r = reads.iter().map(|ty| {
+            quote_spanned! {ty.span()=> impl ::rota::__private::Reads<#ty> for #marker {} }
+        });
+        let w = writes.iter().map(|ty| {
+            quote_spanned! {ty.span()=>
+                impl ::rota::__private::Reads<#ty> for #marker {}
+                impl ::rota::__private::Writes<#ty> for #marker {}
+                impl ::rota::__private::Defers<#ty> for #marker {}
+            }
+        });
+        let d = defers.iter().map(|ty| {
+            quote_spanned! {ty.span()=> impl ::rota::__private::Defers<#ty> for #marker {} }
+        });
+        quote! { #(#r)* #(#w)* #(#d)* }
+    };
+    let bounds = {
+        let r = reads
+            .iter()
+            .map(|ty| quote!(+ ::rota::__private::Reads<#ty>));
+        let w = writes
+            .iter()
+            .map(|ty| quote!(+ ::rota::__private::Writes<#ty> + ::rota::__private::Defers<#ty>));
+        let d = defers
+            .iter()
+            .map(|ty| quote!(+ ::rota::__private::Defers<#ty>));
+        quote! { ::rota::__private::Marker #(#r)* #(#w)* #(#d)* }
+    };
+
+    let tys: Vec<&Type> = model.params.iter().map(|p| &p.ty).collect();
+    let names: Vec<&str> = model.params.iter().map(|p| p.name.as_str()).collect();
+
+    let body_params = model.params.iter().map(|p| {
+        let pat = &p.pat;
+        let ty = &p.ty;
+        quote_spanned! {ty.span()=> #pat: <#ty as ::rota::__private::SystemParam>::Item<'_, #marker> }
+    });
+    // One access check per parameter, at the parameter: one error per mistake.
+    let access_checks = tys.iter().map(|ty| {
         quote_spanned! {ty.span()=>
-            impl ::rota::__private::Reads<#ty> for #marker {}
+            const _: () = ::rota::__private::check_access::<#marker, #ty>();
         }
     });
-    let write_impls = writes.iter().map(|ty| {
+    // Every use of a parameter's `SystemParam` impl is spanned entirely at the parameter, so a
+    // type that is not a parameter is reported once (rustc merges identical errors).
+    let accesses: Vec<TokenStream> = tys
+        .iter()
+        .map(|ty| quote_spanned! {ty.span()=> <#ty as ::rota::__private::SystemParam>::ACCESS })
+        .collect();
+    let alias_checks = tys.iter().enumerate().map(|(i, ty)| {
         quote_spanned! {ty.span()=>
-            impl ::rota::__private::Reads<#ty> for #marker {}
-            impl ::rota::__private::Writes<#ty> for #marker {}
+            const _: () = ::rota::__private::check_parameter_aliasing(
+                #name_str, &[#(#names),*], &[#(#accesses),*], #i,
+            );
         }
     });
+    let commands_counts = tys
+        .iter()
+        .map(|ty| quote_spanned! {ty.span()=> <#ty as ::rota::__private::SystemParam>::COMMANDS });
+    let commands_check = quote! {
+        const _: () = ::rota::__private::check_one_commands(#name_str, 0 #(+ #commands_counts)*);
+    };
+    let state_tys: Vec<TokenStream> = tys
+        .iter()
+        .map(|ty| quote_spanned! {ty.span()=> <#ty as ::rota::__private::SystemParam>::State })
+        .collect();
+    let states: Vec<syn::Ident> = (0..tys.len())
+        .map(|i| format_ident!("__rota_state_{}", i, span = Span::mixed_site()))
+        .collect();
+    let fetches = tys.iter().zip(&states).map(|(ty, s)| {
+        quote_spanned! {ty.span()=>
+            <#ty as ::rota::__private::SystemParam>::fetch::<#marker>(&mut #context, #s)
+        }
+    });
+    let init_states = tys.iter().map(|ty| {
+        quote_spanned! {ty.span()=> <#ty as ::rota::__private::SystemParam>::init_state() }
+    });
+    let param_access = tys.iter().map(|ty| {
+        quote_spanned! {ty.span()=> <#ty as ::rota::__private::SystemParam>::access(&mut accesses); }
+    });
+    let uses_commands = tys
+        .iter()
+        .map(|ty| quote_spanned! {ty.span()=> <#ty as ::rota::__private::SystemParam>::COMMANDS });
     let after = &model.after;
     let every_ticks = model
         .every_ticks
@@ -226,96 +160,68 @@ pub(crate) fn expand(model: &Model) -> TokenStream {
         .map(|l| l.base10_parse::<u64>().unwrap_or(1))
         .unwrap_or(1);
 
-    let fetch_tys: Vec<Type> = model
-        .params
-        .iter()
-        .map(|p| {
-            let mut t = tagged(&p.ty, &p.kind, &marker, "'static");
-            StaticLifetimes.visit_type_mut(&mut t);
-            t
-        })
-        .collect();
-    let body_params = model.params.iter().map(|p| {
-        let pat = &p.pat;
-        let ty = tagged(&p.ty, &p.kind, &marker, "'_");
-        quote! { #pat: #ty }
-    });
-    let states: Vec<syn::Ident> = (0..model.params.len())
-        .map(|i| format_ident!("__rota_state_{}", i, span = Span::mixed_site()))
-        .collect();
-    let context = syn::Ident::new("__rota_context", Span::mixed_site());
-    let fetches = fetch_tys.iter().zip(&states).map(|(ty, s)| {
-        quote_spanned! {ty.span()=>
-            <#ty as ::rota::__private::SystemParam<#marker>>::fetch(&mut #context, #s)
-        }
-    });
-    let checks = alias_checks(model, &name_str);
-    // Each use of a parameter's `SystemParam` impl carries the user's span, so the compiler
-    // reports an undeclared access once, at the parameter, instead of once per use.
-    let state_tys = fetch_tys.iter().map(|ty| {
-        quote_spanned! {ty.span()=> <#ty as ::rota::__private::SystemParam<#marker>>::State }
-    });
-    let init_states = fetch_tys.iter().map(|ty| {
-        quote_spanned! {ty.span()=> <#ty as ::rota::__private::SystemParam<#marker>>::init_state() }
-    });
-    let uses_commands = fetch_tys.iter().map(|ty| {
-        quote_spanned! {ty.span()=> <#ty as ::rota::__private::SystemParam<#marker>>::USES_COMMANDS }
-    });
-    let output = &sig.output;
-
     quote! {
         #(#attrs)*
-        #[allow(clippy::let_unit_value, clippy::unused_unit)]
+        #[allow(clippy::let_unit_value, clippy::unused_unit, elided_lifetimes_in_paths)]
         #vis fn #name() -> impl ::rota::__private::System {
-            #[allow(non_camel_case_types)]
-            #[derive(Clone, Copy)]
-            struct #marker;
+            #[allow(non_camel_case_types, elided_lifetimes_in_paths, clippy::too_many_arguments, clippy::needless_pass_by_value)]
+            fn #body_fn<#marker: #bounds>(#(#body_params),*) #output #block
 
-            const _: () = { #(#declarable)* };
-            #(#read_impls)*
-            #(#write_impls)*
-            #checks
+            {
+                #[allow(non_camel_case_types)]
+                #[derive(Clone, Copy)]
+                struct #marker;
 
-            impl ::rota::__private::System for #marker {
-                const NAME: &'static str = #name_str;
-                type State = (#(#state_tys,)*);
+                impl ::rota::__private::Marker for #marker {}
+                impl ::rota::__private::SystemSeal for #marker {}
+                const _: () = { #(#declarable)* };
+                #impls
+                #(#access_checks)*
+                #(#alias_checks)*
+                #commands_check
 
-                fn descriptor(&self) -> ::rota::__private::SystemDescriptor {
-                    let descriptor = ::rota::__private::SystemDescriptor::new(
-                        #name_str,
-                        ::rota::__private::type_id_of::<#marker>(),
-                    )
-                    #(.read::<#reads>())*
-                    #(.write::<#writes>())*
-                    #(.after(::rota::__private::system_ref(#after)))*
-                    .every_ticks(#every_ticks);
-                    if false #(|| #uses_commands)* {
-                        descriptor.uses_commands()
-                    } else {
-                        descriptor
+                impl ::rota::__private::System for #marker {
+                    const NAME: &'static str = #name_str;
+                    type State = ::rota::__private::ErasedState;
+
+                    fn descriptor(&self) -> ::rota::__private::SystemDescriptor {
+                        let mut accesses = ::rota::__private::Vec::new();
+                        #(#param_access)*
+                        let descriptor = ::rota::__private::SystemDescriptor::new(
+                            #name_str,
+                            ::rota::__private::type_id_of::<#marker>(),
+                        )
+                        #(.read::<#reads>())*
+                        #(.write::<#writes>())*
+                        #(.defer::<#defers>())*
+                        #(.after(::rota::__private::system_ref(#after)))*
+                        .every_ticks(#every_ticks)
+                        .params(&accesses);
+                        if (0 #(+ #uses_commands)*) > 0 {
+                            descriptor.uses_commands()
+                        } else {
+                            descriptor
+                        }
+                    }
+
+                    fn init_state(&self) -> Self::State {
+                        ::rota::__private::erase_state((#(#init_states,)*))
+                    }
+
+                    fn run(
+                        &self,
+                        #state: &mut Self::State,
+                        #context: ::rota::__private::SystemContext<'_>,
+                    ) {
+                        let (#(#states,)*) = ::rota::__private::state_mut::<(#(#state_tys,)*)>(#state);
+                        // Shorten the context's lifetime to the state borrow's (covariance).
+                        let mut #context: ::rota::__private::SystemContext<'_> = #context;
+                        #body_fn::<#marker>(#(#fetches),*)
                     }
                 }
 
-                fn init_state(&self) -> Self::State {
-                    (#(#init_states,)*)
-                }
-
-                fn run(
-                    &self,
-                    state: &mut Self::State,
-                    #context: ::rota::__private::SystemContext<'_>,
-                ) {
-                    let (#(#states,)*) = state;
-                    // Shorten the context's lifetime to the state borrow's (covariance).
-                    let mut #context: ::rota::__private::SystemContext<'_> = #context;
-                    #body_fn(#(#fetches),*)
-                }
+                #marker
             }
-
-            #[allow(clippy::too_many_arguments, clippy::needless_pass_by_value)]
-            fn #body_fn(#(#body_params),*) #output #block
-
-            #marker
         }
     }
 }

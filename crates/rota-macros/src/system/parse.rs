@@ -13,39 +13,20 @@ use super::combine;
 pub(crate) const READS: &str = "reads";
 pub(crate) const WRITES: &str = "writes";
 pub(crate) const AFTER: &str = "after";
+pub(crate) const DEFERS: &str = "defers";
 pub(crate) const EVERY_TICKS: &str = "every_ticks";
-pub(crate) const KEYS: [&str; 4] = [READS, WRITES, AFTER, EVERY_TICKS];
+pub(crate) const KEYS: [&str; 5] = [READS, WRITES, DEFERS, AFTER, EVERY_TICKS];
 
 /// A `reads(..)`/`writes(..)` entry: the type as written, for spans and messages.
 pub(crate) struct Declared {
     pub(crate) ty: Type,
 }
 
-/// What a parameter's type is, as far as syntax can tell.
-pub(crate) enum ParamKind {
-    /// `Query<Q>` / `Query<Q, F>` (any path ending in `Query`).
-    Query {
-        data: Box<Type>,
-        filter: Option<Box<Type>>,
-    },
-    /// `Res<R>`.
-    Res,
-    /// `ResMut<R>`.
-    ResMut,
-    /// `Commands`.
-    Commands,
-    /// `Local<T>`.
-    Local,
-    /// `&Entities`.
-    Entities,
-    /// Anything else: accepted only if it implements `SystemParam` for the system.
-    Other,
-}
-
+/// A parameter: its pattern and type as written. What kind of parameter it is, and what it
+/// accesses, is for the type system to say (`SystemParam`), never for its spelling.
 pub(crate) struct Param {
     pub(crate) pat: syn::Pat,
     pub(crate) ty: Type,
-    pub(crate) kind: ParamKind,
     /// The parameter's name, for messages.
     pub(crate) name: String,
 }
@@ -54,9 +35,10 @@ pub(crate) struct Model {
     pub(crate) item: syn::ItemFn,
     pub(crate) reads: Vec<Declared>,
     pub(crate) writes: Vec<Declared>,
+    pub(crate) defers: Vec<Declared>,
     pub(crate) after: Vec<syn::Path>,
     pub(crate) every_ticks: Option<syn::LitInt>,
-    /// Keys seen, with their spans (for duplicate-key errors).
+    /// The function's parameters, in order.
     pub(crate) params: Vec<Param>,
     /// Receivers (`self`) found, rejected by validation.
     pub(crate) receivers: Vec<Span>,
@@ -69,6 +51,7 @@ pub(crate) fn parse(attr: TokenStream, item: TokenStream) -> syn::Result<Model> 
         item,
         reads: Vec::new(),
         writes: Vec::new(),
+        defers: Vec::new(),
         after: Vec::new(),
         every_ticks: None,
         params: Vec::new(),
@@ -82,7 +65,7 @@ pub(crate) fn parse(attr: TokenStream, item: TokenStream) -> syn::Result<Model> 
     for input in inputs {
         match input {
             syn::FnArg::Receiver(r) => model.receivers.push(r.span()),
-            syn::FnArg::Typed(pt) => model.params.push(classify(*pt.pat, *pt.ty)),
+            syn::FnArg::Typed(pt) => model.params.push(param(*pt.pat, *pt.ty)),
         }
     }
     combine(errors)?;
@@ -107,7 +90,7 @@ fn parse_attr(
             errors.push(e);
         }
         seen.push((name.clone(), key.span()));
-        let is_list = matches!(name.as_str(), READS | WRITES | AFTER);
+        let is_list = matches!(name.as_str(), READS | WRITES | DEFERS | AFTER);
         if input.peek(Token![=]) {
             let eq: Token![=] = input.parse()?;
             let value: syn::Expr = input.parse()?;
@@ -136,17 +119,19 @@ fn parse_attr(
             let content;
             syn::parenthesized!(content in input);
             match name.as_str() {
-                READS | WRITES => match Punctuated::<Type, Token![,]>::parse_terminated(&content) {
-                    Ok(types) => {
-                        let list = if name == READS {
-                            &mut model.reads
-                        } else {
-                            &mut model.writes
-                        };
-                        list.extend(types.into_iter().map(|ty| Declared { ty }));
+                READS | WRITES | DEFERS => {
+                    match Punctuated::<Type, Token![,]>::parse_terminated(&content) {
+                        Ok(types) => {
+                            let list = match name.as_str() {
+                                READS => &mut model.reads,
+                                WRITES => &mut model.writes,
+                                _ => &mut model.defers,
+                            };
+                            list.extend(types.into_iter().map(|ty| Declared { ty }));
+                        }
+                        Err(e) => errors.push(e),
                     }
-                    Err(e) => errors.push(e),
-                },
+                }
                 AFTER => match Punctuated::<syn::Path, Token![,]>::parse_terminated(&content) {
                     Ok(paths) => model.after.extend(paths),
                     Err(e) => errors.push(e),
@@ -182,69 +167,15 @@ fn unknown_key(key: &syn::Ident) -> syn::Error {
     syn::Error::new(
         key.span(),
         format!(
-            "unknown key `{key}` in `#[system(..)]`; valid keys are `reads(..)`, `writes(..)`, `after(..)` and `every_ticks = N`"
+            "unknown key `{key}` in `#[system(..)]`; valid keys are `reads(..)`, `writes(..)`, `defers(..)`, `after(..)` and `every_ticks = N`"
         ),
     )
 }
 
-fn last_segment(ty: &Type) -> Option<&syn::PathSegment> {
-    match ty {
-        Type::Path(p) if p.qself.is_none() => p.path.segments.last(),
-        _ => None,
-    }
-}
-
-fn type_args(seg: &syn::PathSegment) -> Vec<Type> {
-    match &seg.arguments {
-        syn::PathArguments::AngleBracketed(a) => a
-            .args
-            .iter()
-            .filter_map(|arg| match arg {
-                syn::GenericArgument::Type(t) => Some(t.clone()),
-                _ => None,
-            })
-            .collect(),
-        _ => Vec::new(),
-    }
-}
-
-fn classify(pat: syn::Pat, ty: Type) -> Param {
+fn param(pat: syn::Pat, ty: Type) -> Param {
     let name = match &pat {
         syn::Pat::Ident(i) => i.ident.to_string(),
         _ => "_".to_string(),
     };
-    let kind = match (&ty, last_segment(&ty)) {
-        (_, Some(seg)) => {
-            let args = type_args(seg);
-            match seg.ident.to_string().as_str() {
-                "Query" if !args.is_empty() => ParamKind::Query {
-                    data: Box::new(args[0].clone()),
-                    filter: args.get(1).cloned().map(Box::new),
-                },
-                "Res" => ParamKind::Res,
-                "ResMut" => ParamKind::ResMut,
-                "Commands" => ParamKind::Commands,
-                "Local" => ParamKind::Local,
-                _ => ParamKind::Other,
-            }
-        }
-        (Type::Reference(r), None)
-            if r.mutability.is_none()
-                && last_segment(&r.elem).is_some_and(|s| s.ident == "Entities") =>
-        {
-            ParamKind::Entities
-        }
-        _ => ParamKind::Other,
-    };
-    Param {
-        pat,
-        ty,
-        kind,
-        name,
-    }
-}
-
-/// For validation: how many type arguments a parameter path carries.
-pub(crate) fn type_arg_count(ty: &Type) -> usize {
-    last_segment(ty).map_or(0, |s| type_args(s).len())
+    Param { pat, ty, name }
 }

@@ -1,10 +1,12 @@
-//! Validation: everything `#[system]` cannot honour, each a spanned error, all reported at once.
+//! Validation: everything `#[system]` cannot honour in the function's shape and the attribute's
+//! lists, each a spanned error, all reported at once. What a parameter accesses is not checked
+//! here: that is the type system's job (see `expand.rs`), because only types — not spellings —
+//! say what a parameter is.
 
 use quote::ToTokens;
-use syn::spanned::Spanned;
 
 use super::combine;
-use super::parse::{Declared, Model, ParamKind, type_arg_count};
+use super::parse::{Declared, Model};
 
 pub(crate) fn validate(model: &Model) -> syn::Result<()> {
     let mut errors = Vec::new();
@@ -26,35 +28,21 @@ pub(crate) fn validate(model: &Model) -> syn::Result<()> {
             ),
         ));
     }
-    if let Some(t) = &sig.asyncness {
-        errors.push(syn::Error::new_spanned(
-            t,
-            format!("system `{name}` cannot be `async`"),
-        ));
-    }
-    if let Some(t) = &sig.constness {
-        errors.push(syn::Error::new_spanned(
-            t,
-            format!("system `{name}` cannot be `const`"),
-        ));
-    }
-    if let Some(t) = &sig.unsafety {
-        errors.push(syn::Error::new_spanned(
-            t,
-            format!("system `{name}` cannot be `unsafe`"),
-        ));
-    }
-    if let Some(t) = &sig.abi {
-        errors.push(syn::Error::new_spanned(
-            t,
-            format!("system `{name}` cannot be `extern`"),
-        ));
-    }
-    if let Some(v) = &sig.variadic {
-        errors.push(syn::Error::new_spanned(
-            v,
-            format!("system `{name}` cannot be variadic"),
-        ));
+    // Qualifiers a system cannot have: (the token, if present; what it is).
+    let qualifiers: [(Option<&dyn ToTokens>, &str); 5] = [
+        (sig.asyncness.as_ref().map(|t| t as _), "`async`"),
+        (sig.constness.as_ref().map(|t| t as _), "`const`"),
+        (sig.unsafety.as_ref().map(|t| t as _), "`unsafe`"),
+        (sig.abi.as_ref().map(|t| t as _), "`extern`"),
+        (sig.variadic.as_ref().map(|t| t as _), "variadic"),
+    ];
+    for (token, what) in qualifiers {
+        if let Some(token) = token {
+            errors.push(syn::Error::new_spanned(
+                token,
+                format!("system `{name}` cannot be {what}"),
+            ));
+        }
     }
     if let syn::ReturnType::Type(_, ty) = &sig.output {
         let unit = matches!(&**ty, syn::Type::Tuple(t) if t.elems.is_empty());
@@ -67,7 +55,11 @@ pub(crate) fn validate(model: &Model) -> syn::Result<()> {
             ));
         }
     }
-    for (list, what) in [(&model.reads, "reads"), (&model.writes, "writes")] {
+    for (list, what) in [
+        (&model.reads, "reads"),
+        (&model.writes, "writes"),
+        (&model.defers, "defers"),
+    ] {
         duplicates(list, what, name, &mut errors);
     }
     if let Some(lit) = &model.every_ticks {
@@ -83,45 +75,10 @@ pub(crate) fn validate(model: &Model) -> syn::Result<()> {
             )),
         }
     }
-    let mut commands = model
-        .params
-        .iter()
-        .filter(|p| matches!(p.kind, ParamKind::Commands));
-    if let (Some(_), Some(second)) = (commands.next(), commands.next()) {
-        errors.push(syn::Error::new(
-            second.ty.span(),
-            format!(
-                "system `{name}` takes `Commands` twice; one buffer records everything (two would reserve the same entities)"
-            ),
-        ));
-    }
-    for p in &model.params {
-        let args = type_arg_count(&p.ty);
-        let bad = match &p.kind {
-            ParamKind::Query { .. } if args > 2 => Some(
-                "a `Query` takes the fetched data and an optional filter, `Query<Q>` or `Query<Q, F>`; `#[system]` adds the system's marker itself",
-            ),
-            ParamKind::Res | ParamKind::ResMut if args != 1 => {
-                Some("`Res`/`ResMut` take exactly the resource type, e.g. `Res<Gravity>`")
-            }
-            ParamKind::Local if args != 1 => {
-                Some("`Local` takes exactly the state type, e.g. `Local<u32>`")
-            }
-            ParamKind::Commands if args != 0 => Some(
-                "write `Commands` without type arguments; `#[system]` adds the system's marker itself",
-            ),
-            _ => None,
-        };
-        if let Some(msg) = bad {
-            errors.push(syn::Error::new(
-                p.ty.span(),
-                format!("system `{name}`, parameter `{}`: {msg}", p.name),
-            ));
-        }
-    }
     combine(errors)
 }
 
+/// A type listed twice in one list, reported at its second occurrence.
 fn duplicates(list: &[Declared], what: &str, system: &syn::Ident, errors: &mut Vec<syn::Error>) {
     let mut seen: Vec<String> = Vec::new();
     for d in list {

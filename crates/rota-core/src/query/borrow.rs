@@ -1,0 +1,332 @@
+//! `Borrows`: the stores a query or a system has borrowed from a world.
+//!
+//! Every borrowed store is a [`StoreIndex`] (which entities, where — always shared, because
+//! membership cannot change while anything is borrowed) plus its value column in one of three
+//! states:
+//!
+//! ```text
+//!   Shared(&Vec<T>)          readers copy it
+//!   Exclusive(&mut Vec<T>)   the one writer takes it (-> Taken); a reader downgrades it (-> Shared)
+//!   Taken                    a writer has it; only membership (filters) may still use the index
+//! ```
+//!
+//! Access lists are checked for aliasing before they get here (at compile time for keyed types,
+//! when a system is set up for the rest), so the panics below are internal-invariant guards.
+
+use std::any::{Any, TypeId};
+
+use super::access::{Access, Mode};
+use crate::component::Component;
+use crate::entity::Entities;
+use crate::store::index::StoreIndex;
+use crate::world::{ErasedStore, World};
+
+/// A store's value column, erased (`Vec<T>` behind `dyn Any`).
+type AnyValues = dyn Any + Send + Sync;
+
+enum Values<'w> {
+    Shared(&'w AnyValues),
+    Exclusive(&'w mut AnyValues),
+    Taken,
+}
+
+/// One borrowed store.
+struct Column<'w> {
+    type_id: TypeId,
+    name: &'static str,
+    index: StoreIndex<'w>,
+    values: Values<'w>,
+}
+
+/// The stores a query (or a system) has borrowed from a world: shared for reads, exclusive for
+/// writes; the index of each is always readable. Built by the world.
+pub struct Borrows<'w> {
+    entities: &'w Entities,
+    columns: Vec<Column<'w>>,
+}
+
+fn entry<'w>(world: &'w World, type_id: TypeId) -> Option<&'w dyn ErasedStore> {
+    world
+        .stores
+        .iter()
+        .find(|e| e.type_id == type_id)
+        .map(|e| &*e.store)
+}
+
+impl<'w> Borrows<'w> {
+    /// Shared borrows of the stores `accesses` name, through `&World` (they may be unsettled).
+    pub(crate) fn shared(world: &'w World, accesses: &[Access]) -> Borrows<'w> {
+        let mut columns: Vec<Column<'w>> = Vec::with_capacity(accesses.len());
+        for a in accesses {
+            if columns.iter().any(|c| c.type_id == a.type_id) {
+                continue;
+            }
+            if let Some(store) = entry(world, a.type_id) {
+                columns.push(Column {
+                    type_id: a.type_id,
+                    name: a.name,
+                    index: store.index(),
+                    values: Values::Shared(store.values_any()),
+                });
+            }
+        }
+        Borrows {
+            entities: &world.entities,
+            columns,
+        }
+    }
+
+    /// Borrows the stores named in `accesses` out of `world`: exclusive for writes, shared
+    /// otherwise. Settles each of them first. `accesses` must be alias-free.
+    pub(crate) fn split(world: &'w mut World, accesses: &[Access]) -> Borrows<'w> {
+        let mut columns = Vec::with_capacity(accesses.len());
+        for entry in world.stores.iter_mut() {
+            let mut wanted = accesses.iter().filter(|a| a.type_id == entry.type_id);
+            let Some(first) = wanted.next() else { continue };
+            let write = first.writes() || wanted.any(Access::writes);
+            columns.push(Column::of(
+                entry.type_id,
+                entry.name,
+                &mut *entry.store,
+                write,
+            ));
+        }
+        Borrows {
+            entities: &world.entities,
+            columns,
+        }
+    }
+
+    pub(crate) fn from_parts(entities: &'w Entities) -> Borrows<'w> {
+        Borrows {
+            entities,
+            columns: Vec::new(),
+        }
+    }
+
+    /// Adds a store: exclusive (settled) if `write`, else shared (settled too: systems always
+    /// see settled stores).
+    pub(crate) fn push(
+        &mut self,
+        type_id: TypeId,
+        name: &'static str,
+        store: &'w mut dyn ErasedStore,
+        write: bool,
+    ) {
+        self.columns.push(Column::of(type_id, name, store, write));
+    }
+
+    /// Adds a store shared with other systems (already settled by the caller).
+    pub(crate) fn push_shared(
+        &mut self,
+        type_id: TypeId,
+        name: &'static str,
+        store: &'w dyn ErasedStore,
+    ) {
+        self.columns.push(Column {
+            type_id,
+            name,
+            index: store.index(),
+            values: Values::Shared(store.values_any()),
+        });
+    }
+
+    /// Moves what `accesses` need into a new set of borrows: writes take the exclusive value
+    /// column (leaving it taken here), reads share it, membership copies the index only.
+    ///
+    /// # Panics
+    ///
+    /// If `accesses` conflicts with what was already taken — an access list that escaped the
+    /// aliasing checks, which is a bug in rota.
+    pub(crate) fn take(&mut self, accesses: &[Access], system: &'static str) -> Borrows<'w> {
+        let mut columns: Vec<Column<'w>> = Vec::with_capacity(accesses.len());
+        for a in accesses {
+            let Some(column) = self.columns.iter_mut().find(|c| c.type_id == a.type_id) else {
+                continue; // no such store: the query finds nothing
+            };
+            let values = match (a.mode, &mut column.values) {
+                (Mode::Membership, _) => Values::Taken,
+                (Mode::Write, Values::Exclusive(_)) => {
+                    std::mem::replace(&mut column.values, Values::Taken)
+                }
+                (Mode::Read, _) => match column.shared() {
+                    Some(v) => Values::Shared(v),
+                    None => borrow_conflict(system, a.name),
+                },
+                (Mode::Write, _) => borrow_conflict(system, a.name),
+            };
+            match columns.iter_mut().find(|c| c.type_id == a.type_id) {
+                // A second access to the same store within one parameter: keep the stronger.
+                Some(existing) => {
+                    if !matches!(values, Values::Taken) {
+                        existing.values = values;
+                    }
+                }
+                None => columns.push(Column {
+                    type_id: column.type_id,
+                    name: column.name,
+                    index: column.index,
+                    values,
+                }),
+            }
+        }
+        Borrows {
+            entities: self.entities,
+            columns,
+        }
+    }
+
+    /// A shorter-lived copy: shared columns copied, exclusive ones reborrowed.
+    pub fn reborrow(&mut self) -> Borrows<'_> {
+        Borrows {
+            entities: self.entities,
+            columns: self
+                .columns
+                .iter_mut()
+                .map(|c| Column {
+                    type_id: c.type_id,
+                    name: c.name,
+                    index: c.index,
+                    values: match &mut c.values {
+                        Values::Shared(v) => Values::Shared(*v),
+                        Values::Exclusive(v) => Values::Exclusive(&mut **v),
+                        Values::Taken => Values::Taken,
+                    },
+                })
+                .collect(),
+        }
+    }
+
+    /// A shared copy, for read-only iteration through `&self`.
+    pub(crate) fn reborrow_shared(&self) -> Borrows<'_> {
+        Borrows {
+            entities: self.entities,
+            columns: self
+                .columns
+                .iter()
+                .map(|c| Column {
+                    type_id: c.type_id,
+                    name: c.name,
+                    index: c.index,
+                    values: match &c.values {
+                        Values::Shared(v) => Values::Shared(*v),
+                        Values::Exclusive(v) => Values::Shared(&**v),
+                        Values::Taken => Values::Taken,
+                    },
+                })
+                .collect(),
+        }
+    }
+
+    /// The entity allocator.
+    pub fn entities(&self) -> &'w Entities {
+        self.entities
+    }
+
+    /// `T`'s index, or `None` if the world has no `T` store.
+    pub(crate) fn index<T: Component>(&self) -> Option<StoreIndex<'w>> {
+        let id = TypeId::of::<T>();
+        self.columns
+            .iter()
+            .find(|c| c.type_id == id)
+            .map(|c| c.index)
+    }
+
+    /// `T`'s index and values, shared.
+    ///
+    /// # Panics
+    ///
+    /// If a writer already took `T`'s values (an alias that escaped the checks).
+    pub(crate) fn read<T: Component>(&mut self) -> Option<(StoreIndex<'w>, &'w [T])> {
+        let id = TypeId::of::<T>();
+        let column = self.columns.iter_mut().find(|c| c.type_id == id)?;
+        let values = column
+            .shared()
+            .unwrap_or_else(|| borrow_conflict("query", T::NAME));
+        Some((column.index, downcast::<T>(values)))
+    }
+
+    /// `T`'s index and values, exclusive (settled: the entity column ascends).
+    ///
+    /// # Panics
+    ///
+    /// If `T` is only shared or already taken (an alias that escaped the checks).
+    pub(crate) fn write<T: Component>(&mut self) -> Option<(StoreIndex<'w>, &'w mut [T])> {
+        let id = TypeId::of::<T>();
+        let column = self.columns.iter_mut().find(|c| c.type_id == id)?;
+        match std::mem::replace(&mut column.values, Values::Taken) {
+            Values::Exclusive(v) => Some((column.index, downcast_mut::<T>(v))),
+            other => {
+                column.values = other;
+                borrow_conflict("query", T::NAME)
+            }
+        }
+    }
+}
+
+impl<'w> Column<'w> {
+    fn of(
+        type_id: TypeId,
+        name: &'static str,
+        store: &'w mut dyn ErasedStore,
+        write: bool,
+    ) -> Self {
+        let (index, values) = store.parts_mut_any();
+        Column {
+            type_id,
+            name,
+            index,
+            values: if write {
+                Values::Exclusive(values)
+            } else {
+                Values::Shared(values)
+            },
+        }
+    }
+
+    /// The values, shared; an exclusive column is downgraded for good (a reader and a writer
+    /// in one system alias, which the checks refuse, so nobody will want it exclusive again).
+    fn shared(&mut self) -> Option<&'w AnyValues> {
+        match std::mem::replace(&mut self.values, Values::Taken) {
+            Values::Shared(v) => {
+                self.values = Values::Shared(v);
+                Some(v)
+            }
+            Values::Exclusive(v) => {
+                let v: &'w AnyValues = v;
+                self.values = Values::Shared(v);
+                Some(v)
+            }
+            Values::Taken => None,
+        }
+    }
+}
+
+fn downcast<T: Component>(values: &AnyValues) -> &[T] {
+    let values: &dyn Any = values;
+    values
+        .downcast_ref::<Vec<T>>()
+        .unwrap_or_else(|| type_mismatch::<T>())
+}
+
+fn downcast_mut<T: Component>(values: &mut AnyValues) -> &mut [T] {
+    let values: &mut dyn Any = values;
+    values
+        .downcast_mut::<Vec<T>>()
+        .unwrap_or_else(|| type_mismatch::<T>())
+}
+
+#[cold]
+fn type_mismatch<T: Component>() -> ! {
+    panic!(
+        "rota internal invariant violated: the store registered for `{}` has another type",
+        T::NAME
+    )
+}
+
+#[cold]
+fn borrow_conflict(system: &str, component: &str) -> ! {
+    panic!(
+        "rota internal invariant violated: `{system}` borrows component `{component}` twice and one borrow writes it (the aliasing checks should have refused this)"
+    )
+}

@@ -1,0 +1,252 @@
+//! The run join: a query over settled stores as a merge join of sorted entity columns.
+//!
+//! Every settled store's entity column ascends by slot, so the entities a query matches can be
+//! found by walking the columns side by side, the way a database merge-joins sorted tables. The
+//! join does not stop at single entities: it yields **runs** — maximal stretches in which every
+//! required column holds exactly the driver's entities (equal entity slices, at any offset in
+//! each store), every optional column either holds all of them or none, and no excluded column
+//! holds any. A run is a set of plain slices, so the loop over it is a zip of slice iterators.
+//!
+//! ```text
+//!   driver  (Vel)   [ 2  3  4  5  9 10 11 ]          runs: [2 3 4] at Pos offset 1,
+//!   required (Pos)  [ 0  2  3  4  6  9 10 11 12 ]          [9 10 11] at Pos offset 5
+//!   excluded (Dead) [ 5 ]                                   (5 is excluded)
+//! ```
+//!
+//! Between runs the cursors **gallop** (exponential then binary search) instead of probing a
+//! sparse array entity by entity, so sparse intersections cost O(runs · log gap), and stores
+//! filled by the same bundles — the common case — join in one run.
+
+use crate::entity::Entity;
+use crate::store::index::StoreIndex;
+
+/// What a column does to the join.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub(crate) enum Role {
+    /// The entity must be here (`&T`, `&mut T`, `With<T>`).
+    Required,
+    /// The entity must not be here (`Without<T>`).
+    Excluded,
+    /// Either (`Option<&T>`): the run says whether this column has the run's entities.
+    Optional,
+}
+
+struct Column<'w> {
+    entities: &'w [Entity],
+    role: Role,
+    /// Cursor: every entity before it has a lower slot than the driver's current entity.
+    pos: usize,
+    /// Where the current run starts in this column (`None`: an optional column without it).
+    start: Option<usize>,
+}
+
+/// A run join over a query's columns. Elements register their columns with
+/// [`JoinPlan::column`] and read their run offsets with [`JoinPlan::start`].
+#[doc(hidden)]
+pub struct JoinPlan<'w> {
+    columns: Vec<Column<'w>>,
+    /// The required column that drives the walk (the shortest), once planned.
+    driver: Option<usize>,
+    /// The current run: `[run_start, run_end)` in the driver's column.
+    run_start: usize,
+    run_end: usize,
+    /// Set when some column cannot be walked in order (an unsettled store).
+    unsettled: bool,
+}
+
+impl<'w> JoinPlan<'w> {
+    pub(crate) fn new() -> JoinPlan<'w> {
+        JoinPlan {
+            columns: Vec::new(),
+            driver: None,
+            run_start: 0,
+            run_end: 0,
+            unsettled: false,
+        }
+    }
+
+    /// Registers a column (a missing store is an empty one) and returns its id.
+    pub(crate) fn column(&mut self, index: Option<StoreIndex<'w>>, role: Role) -> usize {
+        let index = index.unwrap_or_else(StoreIndex::empty);
+        self.unsettled |= !index.settled;
+        self.columns.push(Column {
+            entities: index.entities,
+            role,
+            pos: 0,
+            start: None,
+        });
+        self.columns.len() - 1
+    }
+
+    /// Picks the driver. `false` if the join cannot run (an unsettled column, or no required
+    /// column): the caller then walks entity by entity.
+    pub(crate) fn finish(&mut self) -> bool {
+        if self.unsettled {
+            return false;
+        }
+        self.driver = self
+            .columns
+            .iter()
+            .enumerate()
+            .filter(|(_, c)| c.role == Role::Required)
+            .min_by_key(|(_, c)| c.entities.len())
+            .map(|(i, _)| i);
+        self.driver.is_some()
+    }
+
+    /// Where the current run starts in column `id` (`None`: an optional column lacking it).
+    #[inline]
+    pub(crate) fn start(&self, id: usize) -> Option<usize> {
+        self.columns[id].start
+    }
+
+    /// The current run's length.
+    #[inline]
+    pub(crate) fn len(&self) -> usize {
+        self.run_end - self.run_start
+    }
+
+    /// The current run's entities (the driver's slice).
+    #[inline]
+    pub(crate) fn entities(&self) -> &'w [Entity] {
+        match self.driver {
+            Some(d) => &self.columns[d].entities[self.run_start..self.run_end],
+            None => &[],
+        }
+    }
+
+    /// Advances to the next run; `false` when there is none.
+    pub(crate) fn next_run(&mut self) -> bool {
+        let Some(d) = self.driver else {
+            return false;
+        };
+        let driver = self.columns[d].entities;
+        let mut pos = self.columns[d].pos;
+        'candidate: loop {
+            let Some(&e) = driver.get(pos) else {
+                self.columns[d].pos = pos;
+                return false;
+            };
+            let mut len = driver.len() - pos;
+            // Required columns: each must hold `e`; else leap the driver to the column's next
+            // entity (leapfrog), since nothing in between can match.
+            for (i, c) in self.columns.iter_mut().enumerate() {
+                if i == d || c.role != Role::Required {
+                    continue;
+                }
+                c.pos = gallop(c.entities, c.pos, e.slot());
+                match c.entities.get(c.pos) {
+                    None => {
+                        self.columns[d].pos = driver.len();
+                        return false;
+                    }
+                    Some(&x) if x == e => {
+                        len = len.min(common_prefix(&driver[pos..pos + len], &c.entities[c.pos..]));
+                        c.start = Some(c.pos);
+                    }
+                    Some(&x) if x.slot() == e.slot() => {
+                        pos += 1; // same slot, other generation: not this entity
+                        continue 'candidate;
+                    }
+                    Some(&x) => {
+                        pos = gallop(driver, pos, x.slot());
+                        continue 'candidate;
+                    }
+                }
+            }
+            // Excluded and optional columns cut the run where their membership changes.
+            for c in self.columns.iter_mut() {
+                if c.role == Role::Required {
+                    continue;
+                }
+                c.pos = gallop(c.entities, c.pos, e.slot());
+                let here = c.entities.get(c.pos).copied();
+                match (c.role, here) {
+                    (Role::Excluded, Some(x)) if x == e => {
+                        pos += 1;
+                        continue 'candidate;
+                    }
+                    (Role::Optional, Some(x)) if x == e => {
+                        len = len.min(common_prefix(&driver[pos..pos + len], &c.entities[c.pos..]));
+                        c.start = Some(c.pos);
+                    }
+                    (_, Some(x)) => {
+                        // Entities before `x`'s slot are not in this column.
+                        let limit = x.slot();
+                        len = driver[pos..pos + len]
+                            .partition_point(|y| y.slot() < limit)
+                            .max(1);
+                        c.start = None;
+                        if driver[pos].slot() >= limit {
+                            // `x` shares `e`'s slot with another generation: `e` is not here.
+                            len = 1;
+                        }
+                    }
+                    (_, None) => c.start = None,
+                }
+            }
+            // Emit [pos, pos + len) and move every cursor that took part past it.
+            for (i, c) in self.columns.iter_mut().enumerate() {
+                if i == d {
+                    c.start = Some(pos);
+                    c.pos = pos + len;
+                } else if let Some(s) = c.start {
+                    c.pos = s + len;
+                }
+            }
+            self.run_start = pos;
+            self.run_end = pos + len;
+            return true;
+        }
+    }
+}
+
+/// The first index `>= from` whose slot is `>= slot` (`entities` ascends): exponential search
+/// from `from`, then binary search in the last step.
+#[inline]
+pub(crate) fn gallop(entities: &[Entity], from: usize, slot: u32) -> usize {
+    match entities.get(from) {
+        None => return entities.len(),
+        Some(e) if e.slot() >= slot => return from,
+        Some(_) => {}
+    }
+    let mut low = from; // entities[low] < slot
+    let mut step = 1;
+    loop {
+        let probe = low + step;
+        match entities.get(probe) {
+            Some(e) if e.slot() < slot => {
+                low = probe;
+                step *= 2;
+            }
+            _ => {
+                let high = probe.min(entities.len());
+                return low + 1 + entities[low + 1..high].partition_point(|e| e.slot() < slot);
+            }
+        }
+    }
+}
+
+/// How many leading entities `a` and `b` share. Compares 32 at a time with an OR of XORs
+/// (branch-free, vectorizes), then finds the first difference inside the block that differs.
+#[inline]
+pub(crate) fn common_prefix(a: &[Entity], b: &[Entity]) -> usize {
+    const BLOCK: usize = 32;
+    let n = a.len().min(b.len());
+    let (a, b) = (&a[..n], &b[..n]);
+    let mut i = 0;
+    while i + BLOCK <= n {
+        let differs = a[i..i + BLOCK]
+            .iter()
+            .zip(&b[i..i + BLOCK])
+            .fold(0u64, |acc, (x, y)| acc | (x.to_bits() ^ y.to_bits()));
+        if differs != 0 {
+            break;
+        }
+        i += BLOCK;
+    }
+    while i < n && a[i] == b[i] {
+        i += 1;
+    }
+    i
+}

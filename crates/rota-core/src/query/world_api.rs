@@ -1,0 +1,173 @@
+//! The `World` methods that start queries.
+
+use super::access::{Access, ConstAccess, find_alias, find_alias_runtime};
+use super::{Borrows, QueryData, QueryIter, ReadOnlyQueryData};
+use crate::entity::Entity;
+use crate::error::{QueryAliasError, QueryGetError};
+use crate::world::World;
+
+/// Every access of `Q` and `F`.
+fn accesses<Q: QueryData, F: QueryData>() -> Vec<Access> {
+    let mut access = Vec::new();
+    Q::access(&mut access);
+    F::access(&mut access);
+    access
+}
+
+/// Accesses of `Q` and `F`, refused if they alias.
+fn checked_access<Q: QueryData, F: QueryData>() -> Result<Vec<Access>, QueryAliasError> {
+    let access = accesses::<Q, F>();
+    match find_alias_runtime(&access) {
+        Some(component) => Err(QueryAliasError { component }),
+        None => Ok(access),
+    }
+}
+
+/// Compile-time refusal of queries that name a component twice with a `&mut` (for components
+/// with a unique key; generic ones are caught at run time). Fails `cargo check`.
+struct AliasCheck<Q, F>(std::marker::PhantomData<(Q, F)>);
+impl<Q: QueryData, F: QueryData> AliasCheck<Q, F> {
+    const OK: () = {
+        if find_alias(&ConstAccess::List(&[Q::ACCESS, F::ACCESS])).is_some() {
+            panic!(
+                "a query names the same component twice and one of the two is `&mut`: it would alias. Split it into two queries"
+            );
+        }
+    };
+}
+
+impl World {
+    /// Iterates the read-only query `Q` (e.g. `(Entity, &Position, Option<&Name>)`) in ascending
+    /// slot order.
+    ///
+    /// ```
+    /// # use rota_core::{Component, Entity, World};
+    /// # struct Hp(u32); impl Component for Hp { const NAME: &'static str = "Hp"; const UNIQUE_KEY: Option<&'static str> = Some("doc::Hp"); }
+    /// let mut world = World::new();
+    /// let a = world.spawn_with((Hp(10),));
+    /// let b = world.spawn_with((Hp(20),));
+    /// let total: u32 = world.query::<&Hp>().map(|hp| hp.0).sum();
+    /// assert_eq!(total, 30);
+    /// let ids: Vec<Entity> = world.query::<(Entity, &Hp)>().map(|(e, _)| e).collect();
+    /// assert_eq!(ids, [a, b]);
+    /// ```
+    pub fn query<Q: ReadOnlyQueryData>(&self) -> QueryIter<'_, Q> {
+        QueryIter::new(Borrows::shared(self, &accesses::<Q, ()>()))
+    }
+
+    /// Like [`World::query`], keeping only entities that match the filter `F`
+    /// (e.g. `With<T>`, `(Without<A>, With<B>)`).
+    pub fn query_filtered<Q: ReadOnlyQueryData, F: ReadOnlyQueryData>(
+        &self,
+    ) -> QueryIter<'_, Q, F> {
+        QueryIter::new(Borrows::shared(self, &accesses::<Q, F>()))
+    }
+
+    /// Iterates the query `Q`, which may write (`&mut T`, `Option<&mut T>`), in ascending slot
+    /// order. Settles the stores it touches first.
+    ///
+    /// A query naming the same component twice with a `&mut` (`(&mut A, &A)`) does not build;
+    /// for generic components, whose names are not unique, it panics here instead.
+    ///
+    /// ```
+    /// # use rota_core::{Component, World};
+    /// # struct Pos(f32); impl Component for Pos { const NAME: &'static str = "Pos"; const UNIQUE_KEY: Option<&'static str> = Some("doc::Pos"); }
+    /// # struct Vel(f32); impl Component for Vel { const NAME: &'static str = "Vel"; const UNIQUE_KEY: Option<&'static str> = Some("doc::Vel"); }
+    /// let mut world = World::new();
+    /// world.spawn_with((Pos(0.0), Vel(2.0)));
+    /// for (p, v) in world.query_mut::<(&mut Pos, &Vel)>() {
+    ///     p.0 += v.0;
+    /// }
+    /// assert_eq!(world.query::<&Pos>().next().unwrap().0, 2.0);
+    /// ```
+    ///
+    /// # Panics
+    ///
+    /// If `Q` aliases a generic component (see [`World::try_query_mut`]).
+    pub fn query_mut<Q: QueryData>(&mut self) -> QueryIter<'_, Q> {
+        match self.try_query_filtered_mut::<Q, ()>() {
+            Ok(it) => it,
+            Err(e) => panic!("{e}"),
+        }
+    }
+
+    /// [`World::query_mut`] with a filter.
+    ///
+    /// # Panics
+    ///
+    /// As [`World::query_mut`].
+    pub fn query_filtered_mut<Q: QueryData, F: ReadOnlyQueryData>(
+        &mut self,
+    ) -> QueryIter<'_, Q, F> {
+        match self.try_query_filtered_mut::<Q, F>() {
+            Ok(it) => it,
+            Err(e) => panic!("{e}"),
+        }
+    }
+
+    /// [`World::query_mut`], returning aliasing as an error instead of panicking.
+    ///
+    /// # Errors
+    ///
+    /// [`QueryAliasError`] naming the component accessed twice.
+    pub fn try_query_mut<Q: QueryData>(&mut self) -> Result<QueryIter<'_, Q>, QueryAliasError> {
+        self.try_query_filtered_mut::<Q, ()>()
+    }
+
+    fn try_query_filtered_mut<Q: QueryData, F: QueryData>(
+        &mut self,
+    ) -> Result<QueryIter<'_, Q, F>, QueryAliasError> {
+        #[allow(clippy::let_unit_value)]
+        let () = AliasCheck::<Q, F>::OK;
+        let access = checked_access::<Q, F>()?;
+        Ok(QueryIter::new(Borrows::split(self, &access)))
+    }
+
+    /// The read-only query `Q` for one entity.
+    ///
+    /// ```
+    /// # use rota_core::{Component, QueryGetError, World};
+    /// # struct Hp(u32); impl Component for Hp { const NAME: &'static str = "Hp"; const UNIQUE_KEY: Option<&'static str> = Some("doc::Hp"); }
+    /// # struct Armor(u32); impl Component for Armor { const NAME: &'static str = "Armor"; const UNIQUE_KEY: Option<&'static str> = Some("doc::Armor"); }
+    /// let mut world = World::new();
+    /// let e = world.spawn_with((Hp(7),));
+    /// assert_eq!(world.query_one::<&Hp>(e).unwrap().0, 7);
+    /// assert!(matches!(
+    ///     world.query_one::<(&Hp, &Armor)>(e),
+    ///     Err(QueryGetError::Mismatch { component: "Armor", .. })
+    /// ));
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// [`QueryGetError::Dead`] for a dead or stale handle; [`QueryGetError::Mismatch`] naming
+    /// the component the entity lacks.
+    pub fn query_one<Q: ReadOnlyQueryData>(
+        &self,
+        entity: Entity,
+    ) -> Result<Q::Item<'_>, QueryGetError> {
+        QueryIter::<Q>::get_one(Borrows::shared(self, &accesses::<Q, ()>()), entity)
+    }
+
+    /// The query `Q` (which may write) for one entity.
+    ///
+    /// # Errors
+    ///
+    /// As [`World::query_one`].
+    ///
+    /// # Panics
+    ///
+    /// As [`World::query_mut`].
+    pub fn query_one_mut<Q: QueryData>(
+        &mut self,
+        entity: Entity,
+    ) -> Result<Q::Item<'_>, QueryGetError> {
+        #[allow(clippy::let_unit_value)]
+        let () = AliasCheck::<Q, ()>::OK;
+        let access = match checked_access::<Q, ()>() {
+            Ok(a) => a,
+            Err(e) => panic!("{e}"),
+        };
+        QueryIter::<Q>::get_one(Borrows::split(self, &access), entity)
+    }
+}

@@ -1,0 +1,81 @@
+//! `StoreIndex`: the shared half of a store — which entities it holds and where — split from
+//! its values so a query can read membership while another part of the same system writes them.
+
+use super::Store;
+use super::sparse::{ABSENT, SparsePages};
+use crate::entity::Entity;
+
+/// A store's lookup structures, borrowed: the sparse array and the dense entity column.
+///
+/// Membership cannot change while a store is borrowed (structural changes are deferred to sync
+/// points), so an index stays valid however the store's values are borrowed.
+#[derive(Copy, Clone)]
+#[doc(hidden)]
+pub struct StoreIndex<'w> {
+    pub(crate) sparse: &'w SparsePages,
+    /// The dense entity column: ascending by slot iff `settled`.
+    pub(crate) entities: &'w [Entity],
+    pub(crate) settled: bool,
+}
+
+static EMPTY_SPARSE: SparsePages = SparsePages::new();
+
+impl<'w> StoreIndex<'w> {
+    /// The index of a store that does not exist (no entity has the component).
+    pub(crate) fn empty() -> StoreIndex<'w> {
+        StoreIndex {
+            sparse: &EMPTY_SPARSE,
+            entities: &[],
+            settled: true,
+        }
+    }
+
+    /// The dense index of exactly `entity` (generation included), if present.
+    #[inline]
+    pub(crate) fn dense_index(&self, entity: Entity) -> Option<usize> {
+        let d = self.sparse.get(entity.slot());
+        if d == ABSENT {
+            return None;
+        }
+        let d = d as usize;
+        (self.entities.get(d) == Some(&entity)).then_some(d)
+    }
+
+    #[inline]
+    pub(crate) fn contains(&self, entity: Entity) -> bool {
+        self.dense_index(entity).is_some()
+    }
+
+    #[inline]
+    pub(crate) fn len(&self) -> usize {
+        self.entities.len()
+    }
+}
+
+impl<T> Store<T> {
+    /// The store's index, shared.
+    pub(crate) fn index(&self) -> StoreIndex<'_> {
+        StoreIndex {
+            sparse: &self.sparse,
+            entities: &self.entities,
+            settled: self.is_settled(),
+        }
+    }
+
+    /// The value column (parallel to the index's entity column), shared.
+    pub(crate) fn values_vec(&self) -> &Vec<T> {
+        &self.values
+    }
+
+    /// The store split for a writer: index shared, values exclusive. Settles first, so the
+    /// entity column ascends by slot and dense indices grow with slots.
+    pub(crate) fn parts_mut(&mut self) -> (StoreIndex<'_>, &mut Vec<T>) {
+        self.settle();
+        let index = StoreIndex {
+            sparse: &self.sparse,
+            entities: &self.entities,
+            settled: true,
+        };
+        (index, &mut self.values)
+    }
+}

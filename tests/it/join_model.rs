@@ -1,0 +1,228 @@
+//! The run join against an entity-by-entity oracle.
+//!
+//! Random worlds (four components with random membership, built by a random history of
+//! spawns, inserts, removes and despawns, so stores are out of step and at offsets from each
+//! other) are queried through every path — `for` loops (`next`), `for_each` (`fold`),
+//! `for_each_run` (slices), settled through `&mut World` and unsettled through `&World` — and
+//! each must yield exactly what the oracle yields: every live entity in ascending slot order,
+//! kept if it has the required components and lacks the excluded one, with `world.get` values.
+
+use proptest::prelude::*;
+use rota::{Component, Entity, With, Without, World};
+
+#[derive(Component, Debug, Clone, Copy, PartialEq)]
+struct A(u32);
+#[derive(Component, Debug, Clone, Copy, PartialEq)]
+struct B(u32);
+#[derive(Component, Debug, Clone, Copy, PartialEq)]
+struct C(u32);
+#[derive(Component, Debug, Clone, Copy, PartialEq)]
+struct Tag;
+
+#[derive(Clone, Debug)]
+enum Op {
+    Spawn(u8),
+    Insert(usize, u8),
+    Remove(usize, u8),
+    Despawn(usize),
+}
+
+fn op() -> impl Strategy<Value = Op> {
+    prop_oneof![
+        3 => any::<u8>().prop_map(Op::Spawn),
+        3 => (any::<usize>(), any::<u8>()).prop_map(|(i, m)| Op::Insert(i, m)),
+        2 => (any::<usize>(), any::<u8>()).prop_map(|(i, m)| Op::Remove(i, m)),
+        1 => any::<usize>().prop_map(Op::Despawn),
+    ]
+}
+
+fn insert_mask(world: &mut World, e: Entity, mask: u8, value: u32) {
+    if mask & 1 != 0 {
+        world.insert(e, A(value)).unwrap();
+    }
+    if mask & 2 != 0 {
+        world.insert(e, B(value + 1)).unwrap();
+    }
+    if mask & 4 != 0 {
+        world.insert(e, C(value + 2)).unwrap();
+    }
+    if mask & 8 != 0 {
+        world.insert(e, Tag).unwrap();
+    }
+}
+
+/// Applies `ops`; the world is left unsettled (no `&mut` query ran since).
+fn build(ops: &[Op]) -> World {
+    let mut world = World::new();
+    let mut alive: Vec<Entity> = Vec::new();
+    for (n, op) in ops.iter().enumerate() {
+        let n = n as u32 * 10;
+        match *op {
+            Op::Spawn(mask) => {
+                let e = world.spawn();
+                insert_mask(&mut world, e, mask, n);
+                alive.push(e);
+            }
+            Op::Insert(i, mask) if !alive.is_empty() => {
+                let e = alive[i % alive.len()];
+                insert_mask(&mut world, e, mask, n);
+            }
+            Op::Remove(i, mask) if !alive.is_empty() => {
+                let e = alive[i % alive.len()];
+                if mask & 1 != 0 {
+                    world.remove::<A>(e).unwrap();
+                }
+                if mask & 2 != 0 {
+                    world.remove::<B>(e).unwrap();
+                }
+                if mask & 4 != 0 {
+                    world.remove::<C>(e).unwrap();
+                }
+                if mask & 8 != 0 {
+                    world.remove::<Tag>(e).unwrap();
+                }
+            }
+            Op::Despawn(i) if !alive.is_empty() => {
+                let e = alive.swap_remove(i % alive.len());
+                world.despawn(e).unwrap();
+            }
+            _ => {}
+        }
+    }
+    world
+}
+
+type Row = (Entity, Option<u32>, Option<u32>, Option<u32>);
+
+/// The oracle: live entities in ascending slot order, filtered entity by entity through
+/// `world.get`/`world.has`.
+fn oracle(world: &World, keep: impl Fn(&World, Entity) -> bool) -> Vec<Row> {
+    let mut entities: Vec<Entity> = world.entities().iter().collect();
+    entities.sort_by_key(|e| e.slot());
+    entities
+        .into_iter()
+        .filter(|&e| keep(world, e))
+        .map(|e| {
+            (
+                e,
+                world.get::<A>(e).map(|a| a.0),
+                world.get::<B>(e).map(|b| b.0),
+                world.get::<C>(e).map(|c| c.0),
+            )
+        })
+        .collect()
+}
+
+fn has_ab_not_tag(w: &World, e: Entity) -> bool {
+    w.has::<A>(e) && w.has::<B>(e) && !w.has::<Tag>(e)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(128))]
+
+    /// `(Entity, &A, &B, Option<&C>)` without `Tag`, through every path.
+    #[test]
+    fn run_join_matches_the_entity_by_entity_oracle(ops in proptest::collection::vec(op(), 0..160)) {
+        let mut world = build(&ops);
+        let expected = oracle(&world, has_ab_not_tag);
+        let row = |(e, a, b, c): (Entity, &A, &B, Option<&C>)| (e, Some(a.0), Some(b.0), c.map(|c| c.0));
+
+        // Through `&World`: stores may be unsettled (the entity-by-entity fallback).
+        let unsettled: Vec<Row> = world
+            .query_filtered::<(Entity, &A, &B, Option<&C>), Without<Tag>>()
+            .map(row)
+            .collect();
+        prop_assert_eq!(&unsettled, &expected);
+
+        // Through `&mut World`: settled, the run join; `next`, `fold` and runs.
+        let by_next: Vec<Row> = world
+            .query_filtered_mut::<(Entity, &mut A, &B, Option<&C>), Without<Tag>>()
+            .map(|(e, a, b, c)| (e, Some(a.0), Some(b.0), c.map(|c| c.0)))
+            .collect();
+        prop_assert_eq!(&by_next, &expected);
+
+        let mut by_fold: Vec<Row> = Vec::new();
+        world
+            .query_filtered_mut::<(Entity, &mut A, &B, Option<&C>), Without<Tag>>()
+            .for_each(|(e, a, b, c)| by_fold.push((e, Some(a.0), Some(b.0), c.map(|c| c.0))));
+        prop_assert_eq!(&by_fold, &expected);
+
+        let mut by_runs: Vec<Row> = Vec::new();
+        world
+            .query_filtered_mut::<(Entity, &mut A, &B, Option<&C>), Without<Tag>>()
+            .for_each_run(|entities, ((), a, b, c)| {
+                assert_eq!(entities.len(), a.len());
+                assert_eq!(entities.len(), b.len());
+                assert!(c.is_none_or(|c| c.len() == entities.len()));
+                for (i, &e) in entities.iter().enumerate() {
+                    by_runs.push((e, Some(a[i].0), Some(b[i].0), c.map(|c| c[i].0)));
+                }
+            });
+        prop_assert_eq!(&by_runs, &expected);
+
+        // Once settled, `&World` takes the run join too.
+        let settled: Vec<Row> = world
+            .query_filtered::<(Entity, &A, &B, Option<&C>), Without<Tag>>()
+            .map(row)
+            .collect();
+        prop_assert_eq!(&settled, &expected);
+    }
+
+    /// Writes through runs land on the right entities.
+    #[test]
+    fn writes_through_runs_land_on_their_entities(ops in proptest::collection::vec(op(), 0..120)) {
+        let mut world = build(&ops);
+        world
+            .query_filtered_mut::<(Entity, &mut B), With<A>>()
+            .for_each_run(|entities, ((), b)| {
+                for (e, b) in entities.iter().zip(b) {
+                    b.0 = e.slot() * 7;
+                }
+            });
+        let expected_b: Vec<(Entity, u32)> = oracle(&world, |w, e| w.has::<B>(e))
+            .into_iter()
+            .map(|(e, a, b, _)| (e, if a.is_some() { e.slot() * 7 } else { b.unwrap() }))
+            .collect();
+        let got: Vec<(Entity, u32)> = world.query::<(Entity, &B)>().map(|(e, b)| (e, b.0)).collect();
+        prop_assert_eq!(got, expected_b);
+    }
+
+    /// Queries with no required component walk every live entity.
+    #[test]
+    fn optional_only_queries_visit_every_live_entity(ops in proptest::collection::vec(op(), 0..120)) {
+        let mut world = build(&ops);
+        let expected = oracle(&world, |w, e| !w.has::<C>(e));
+        let got: Vec<Row> = world
+            .query_filtered_mut::<(Entity, Option<&A>, Option<&mut B>), Without<C>>()
+            .map(|(e, a, b)| (e, a.map(|a| a.0), b.map(|b| b.0), None))
+            .collect();
+        prop_assert_eq!(got, expected);
+    }
+}
+
+#[test]
+fn stores_at_an_offset_join_in_one_run() {
+    let mut world = World::new();
+    // A on slots 0..100, B on slots 50..100: B's whole column sits at offset 50 in A's.
+    let es: Vec<Entity> = (0..100).map(|i| world.spawn_with((A(i),))).collect();
+    for &e in &es[50..] {
+        world.insert(e, B(e.slot())).unwrap();
+    }
+    let mut runs = Vec::new();
+    world
+        .query_mut::<(Entity, &A, &mut B)>()
+        .for_each_run(|entities, _| runs.push((entities[0].slot(), entities.len())));
+    assert_eq!(runs, [(50, 50)]);
+}
+
+#[test]
+fn an_excluded_entity_splits_a_run() {
+    let mut world = World::new();
+    let es: Vec<Entity> = (0..10).map(|i| world.spawn_with((A(i),))).collect();
+    world.insert(es[4], Tag).unwrap();
+    let mut runs = Vec::new();
+    world
+        .query_filtered_mut::<(Entity, &mut A), Without<Tag>>()
+        .for_each_run(|entities, _| runs.push((entities[0].slot(), entities.len())));
+    assert_eq!(runs, [(0, 4), (5, 5)]);
+}

@@ -1,0 +1,20 @@
+#![allow(unused_imports, dead_code, unused_variables)]
+
+use rota::{system, Commands, Component, Entity, Query, Res, ResMut, Resource, SystemParam, With, Without, World};
+
+#[derive(Component)]
+struct Position(f32);
+#[derive(Component)]
+struct Health(u32);
+#[derive(Resource)]
+struct Gravity(f32);
+
+
+#[derive(SystemParam)]
+struct Writer<'w> {
+    a: Query<'w, &'static mut Health>,
+}
+
+#[system(writes(Health))]
+fn both(w: Writer, q: Query<&Health>) {}
+fn main() {}

@@ -1,0 +1,17 @@
+#![allow(unused_imports, dead_code, unused_variables)]
+
+use rota::{system, Commands, Component, Entity, Query, Res, ResMut, Resource, SystemParam, With, Without, World};
+
+#[derive(Component)]
+struct Position(f32);
+#[derive(Component)]
+struct Health(u32);
+#[derive(Resource)]
+struct Gravity(f32);
+
+
+type Q2<'w> = Query<'w, (&'static mut Health, &'static Health)>;
+
+#[system(writes(Health))]
+fn aliased(q: Q2) {}
+fn main() {}

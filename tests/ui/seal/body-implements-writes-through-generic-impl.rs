@@ -1,0 +1,18 @@
+#![allow(unused_imports, dead_code, unused_variables)]
+
+use rota::{system, Commands, Component, Entity, Query, Res, ResMut, Resource, SystemParam, With, Without, World};
+
+#[derive(Component)]
+struct Position(f32);
+#[derive(Component)]
+struct Health(u32);
+#[derive(Resource)]
+struct Gravity(f32);
+
+
+#[system(reads(Position))]
+fn sneaky(q: Query<&Position>) {
+    struct Local;
+    impl<S: rota::rota_core::system::Marker> rota::rota_core::system::Writes<Health> for S {}
+}
+fn main() {}
