@@ -4,6 +4,7 @@ mod join_model;
 mod queries;
 mod schedule;
 mod schedule_determinism;
+mod seal;
 mod storage_model;
 mod systems;
 mod ui;

@@ -11,9 +11,11 @@
 //! * **Handles are generational.** An [`Entity`] is a 32-bit slot and a 32-bit generation. A
 //!   reused slot gets a higher generation, so stale handles report dead; a slot whose generation
 //!   would overflow is retired, never wrapped.
-//! * **Declared access is enforced by types.** A system's parameters only reach the stores and
-//!   resources its marker type `Reads`/`Writes` ([`system`]); `#[system]` in `rota-macros`
-//!   generates those impls and the [`SystemDescriptor`](system::SystemDescriptor) from one list.
+//! * **Declared access is enforced by types, and sealed.** A system's parameters only reach the
+//!   stores and resources its marker type `Reads`/`Writes` ([`system`]); `#[system]` in
+//!   `rota-macros` generates those impls and the [`SystemDescriptor`](system::SystemDescriptor)
+//!   from one list. [`System`](system::System), [`SystemParam`](system::SystemParam) and
+//!   [`QueryData`] are sealed, so no code outside rota widens what a system can touch.
 //! * **Bad input is an error, not a panic.** Despawning a dead entity, running out of slots,
 //!   missing resources, skipped commands and failed allocations come back as typed errors
 //!   ([`EntityNotAlive`], [`SpawnError`], [`ResourceError`], [`CommandError`], [`StoreError`]).
@@ -23,14 +25,15 @@
 //! ## Goals, in order
 //!
 //! 1. Deterministic results: same operations, same iteration order, same values.
-//! 2. Fast traversal: a settled store iterates as a plain slice walk (measured equal to a `Vec`
-//!    walk at 100k elements; see `docs/benchmarks.md`).
+//! 2. Fast traversal: a settled store iterates as a plain slice walk, and a query is a merge join
+//!    of sorted entity columns that yields runs of plain slices (figures: `docs/benchmarks.md`).
 //! 3. A small, safe implementation: no `unsafe` anywhere; speed comes from data layout.
 //!
 //! ## Non-goals
 //!
 //! * Archetype storage. Sparse sets make adding and removing components O(1) and keep this
-//!   crate small; multi-component iteration probes instead of walking shared tables.
+//!   crate small; multi-component iteration joins sorted columns instead of walking shared
+//!   tables.
 //! * Detecting handles from another allocator (see [`Entity`]).
 //! * Running systems in parallel: that is `rota-schedule`'s job (this crate only splits a world
 //!   into per-system borrows, [`World::split_for_systems`]).

@@ -9,13 +9,16 @@
 //! * `#[derive(Component)]` and `#[derive(Resource)]` implement the marker traits for
 //!   `'static + Send + Sync` structs and enums. Unions, lifetime parameters and non-`Send + Sync`
 //!   types are compile errors that say why.
-//! * `#[system(reads(..), writes(..), after(..), every_ticks = N)]` turns a function into a
-//!   system whose body **cannot compile** if it touches a component or resource it did not
-//!   declare (writes imply reads). The system's marker type is declared inside the generated
-//!   constructor, so nothing outside can name it — a hand-written `impl Writes<T>` for it is
-//!   impossible. The descriptor the scheduler reads is built from the same lists as the marker's
-//!   `Reads`/`Writes` impls. A query aliasing a `&mut` (`(&mut A, &A)`, also through a type alias
-//!   or across two parameters) fails in a `const` evaluated by `cargo check`.
+//! * `#[system(reads(..), writes(..), defers(..), after(..), every_ticks = N)]` turns a function
+//!   into a system whose body **cannot compile** if it touches a component or resource it did
+//!   not declare (writes imply reads). Parameters are recognised **by type**, so aliases,
+//!   `use .. as`, macros and `#[derive(SystemParam)]` structs are checked like plain parameters,
+//!   each once, at the parameter. The body is generic over the system's marker and bounded by
+//!   exactly the declarations, so it can neither name the marker nor add to its declarations;
+//!   the descriptor the scheduler reads is built from the same lists. Parameters that alias a
+//!   `&mut` (`(&mut A, &A)`, `Res<G>` with `ResMut<G>`, across parameters or inside derived ones)
+//!   fail in a `const` evaluated by `cargo check`.
+//! * `#[derive(SystemParam)]` composes parameters into one whose access is their union.
 //! * `#[derive(StableHash)]` gives a type the fixed encoding world checksums use.
 //! * Every error is a spanned `syn::Error` on the token at fault, and all errors in one input are
 //!   reported together. `tests/ui/` pins every rejection with trybuild.
@@ -24,21 +27,20 @@
 //!
 //! * A type spelled two ways across `reads` and `writes` (alias and name) gives a conflicting-impl
 //!   error; spell it once (pinned by `same-type-in-both-lists-under-two-names.rs`).
-//! * Generic components have no `const` identity, so aliasing them is caught at run time.
+//! * Generic components have no `const` identity, so aliasing them is refused when the system is
+//!   set up (`Schedule::build`, `World::run`), before it runs, instead of at compile time.
 //! * Interior mutability inside a declared-read component is invisible to types.
 //!
 //! ## Compile cost
 //!
-//! `cargo xtask compile-cost` checks a crate of 200 `#[system]`s and a crate of 200 plain
-//! functions doing the same queries through `World::query_mut`: **0.96 s vs 0.16 s** of
-//! `cargo check` (median of 5, after touching the crate, on the 2-core machine of
-//! 2026-11-30) — about 4 ms per system.
+//! Each system expands to a marker type, its impls and one `const` per parameter; the measured
+//! cost per system (`cargo xtask compile-cost`) is in `docs/benchmarks.md`.
 //!
 //! ## Structure
 //!
-//! Each macro is a thin entry point: **parse** (`derive/parse.rs`, syntax into a small typed
-//! model that keeps the syn nodes for spans) → **validate** (`derive/validate.rs`) → **expand**
-//! (`derive/expand.rs`).
+//! Each macro is a thin entry point: **parse** (syntax into a small typed model that keeps the
+//! syn nodes for spans) → **validate** (every error a spanned `syn::Error`, combined) →
+//! **expand**. `system/expand.rs` opens with the shape of the generated code.
 //!
 //! ## Non-goals
 //!
@@ -52,6 +54,18 @@ mod derive;
 mod system;
 
 use proc_macro::TokenStream;
+
+/// Combines errors so the user sees all of them at once (each stays on its own span).
+pub(crate) fn combine(errors: Vec<syn::Error>) -> syn::Result<()> {
+    let mut iter = errors.into_iter();
+    match iter.next() {
+        None => Ok(()),
+        Some(mut first) => {
+            first.extend(iter);
+            Err(first)
+        }
+    }
+}
 
 /// Implements `rota::Component` for a struct or enum.
 ///
@@ -70,16 +84,81 @@ pub fn derive_component(input: TokenStream) -> TokenStream {
 /// Declares a system: a function whose component and resource accesses are declared, and held
 /// to that declaration by the compiler.
 ///
-/// ```ignore
-/// #[system(reads(Velocity), writes(Position))]
-/// fn movement(mut q: Query<(&mut Position, &Velocity)>) {
-///     for (p, v) in &mut q { p.0 += v.0; }
+/// # Attribute keys
+///
+/// | key | meaning |
+/// |---|---|
+/// | `reads(T, ..)` | components and resources the system reads (also needed by `With<T>`/`Without<T>` filters) |
+/// | `writes(T, ..)` | components and resources it writes; writes imply reads and `defers` |
+/// | `defers(T, ..)` | components its `Commands` may insert, remove or spawn; applied at the batch end, so no conflict with readers or writers of `T` |
+/// | `after(system, ..)` | systems this one runs after (by function name) |
+/// | `every_ticks = N` | runs on ticks where `tick % N == 0`; whole ticks, never seconds |
+///
+/// # Parameters
+///
+/// | parameter | needs |
+/// |---|---|
+/// | `Query<Q>` / `Query<Q, F>` — `Q` of `&T`, `&mut T`, `Entity`, `Option<&T>`, `Option<&mut T>`, tuples; `F` of `With<T>`, `Without<T>`, tuples | `reads(T)` for `&T` and filters, `writes(T)` for `&mut T` |
+/// | `Res<R>` / `ResMut<R>` | `reads(R)` / `writes(R)` |
+/// | `Commands` (at most one) | `defers(T)` or `writes(T)` for every component it inserts, removes or spawns; despawn needs nothing |
+/// | `Local<T>` | nothing: state kept between runs of a schedule |
+/// | `&Entities` | nothing: liveness checks |
+/// | a `#[derive(SystemParam)]` struct | what its fields need |
+///
+/// Parameters are recognised by type: aliases, `use .. as` and macro-generated types work. The
+/// function becomes a constructor `fn movement() -> impl System`; pass it by name:
+/// `world.run(movement)`, `Schedule::builder().add(movement)`.
+///
+/// # Example
+///
+/// ```
+/// use rota::{system, Commands, Component, Entity, Local, Query, Res, Resource, With, World};
+///
+/// #[derive(Component)]
+/// struct Position(f32);
+/// #[derive(Component)]
+/// struct Velocity(f32);
+/// #[derive(Component)]
+/// struct Player;
+/// #[derive(Component)]
+/// struct Escaped;
+/// #[derive(Resource)]
+/// struct Bounds(f32);
+///
+/// #[system(reads(Velocity, Player, Bounds), writes(Position), defers(Escaped))]
+/// fn movement(
+///     mut players: Query<(Entity, &mut Position, &Velocity), With<Player>>,
+///     bounds: Res<Bounds>,
+///     mut commands: Commands,
+///     mut runs: Local<u32>,
+/// ) {
+///     *runs += 1;
+///     for (e, p, v) in &mut players {
+///         p.0 += v.0;
+///         if p.0 > bounds.0 {
+///             commands.insert(e, Escaped);
+///         }
+///     }
 /// }
+///
+/// let mut world = World::new();
+/// world.insert_resource(Bounds(1.5));
+/// world.spawn_with((Position(1.0), Velocity(1.0), Player));
+/// world.spawn_with((Position(0.0), Velocity(1.0)));
+/// let report = world.run(movement);
+/// assert!(report.is_clean());
+/// assert_eq!(world.query::<&Escaped>().count(), 1);
 /// ```
 ///
-/// Keys: `reads(T, ..)`, `writes(T, ..)` (writes imply reads), `after(system, ..)`,
-/// `every_ticks = N`. The function becomes a constructor `fn movement() -> impl System`; pass
-/// it by name: `world.run(movement)`, `schedule.add(movement)`.
+/// Touching anything undeclared does not compile, and the error names the system and the type:
+///
+/// ```compile_fail
+/// # use rota::{system, Component, Query};
+/// # #[derive(Component)] struct Position(f32);
+/// # #[derive(Component)] struct Health(u32);
+/// #[system(writes(Position))]
+/// fn movement(mut q: Query<(&mut Position, &mut Health)>) {} // Health: not declared
+/// ```
 #[proc_macro_attribute]
 pub fn system(attr: TokenStream, item: TokenStream) -> TokenStream {
     system::system(attr.into(), item.into()).into()

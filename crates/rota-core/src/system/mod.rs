@@ -75,6 +75,9 @@ pub struct SystemDescriptor {
     /// identity) can get here; keyed types are refused at compile time. A system with one is
     /// refused by `World::run` and `Schedule` before it runs.
     pub param_alias: Option<&'static str>,
+    /// Everything the system's parameters can touch, by type (what the body can reach; the
+    /// compiler has checked it against `reads`/`writes`).
+    pub param_accesses: Vec<Access>,
 }
 
 impl SystemDescriptor {
@@ -90,6 +93,7 @@ impl SystemDescriptor {
             every_ticks: 1,
             uses_commands: false,
             param_alias: None,
+            param_accesses: Vec::new(),
         }
     }
 
@@ -124,6 +128,7 @@ impl SystemDescriptor {
     /// Records the parameters' accesses and any aliasing among them (by `TypeId`).
     pub fn params(mut self, accesses: &[Access]) -> Self {
         self.param_alias = find_alias_runtime(accesses);
+        self.param_accesses = accesses.to_vec();
         self
     }
 

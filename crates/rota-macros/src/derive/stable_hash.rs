@@ -65,6 +65,7 @@ pub(crate) fn derive_stable_hash(input: TokenStream) -> TokenStream {
         }
     };
     quote! {
+        #[automatically_derived]
         impl #impl_g ::rota::__private::StableHash for #ident #ty_g #where_c {
             fn stable_hash(&self, hasher: &mut ::rota::__private::StableHasher) {
                 #body

@@ -132,13 +132,10 @@ pub(crate) fn derive_system_param(input: TokenStream) -> TokenStream {
         Ok(m) => m,
         Err(e) => return e.into_compile_error(),
     };
-    if let Some(mut first) = model.errors.first().cloned() {
-        for e in &model.errors[1..] {
-            first.combine(e.clone());
-        }
-        return first.into_compile_error();
+    match crate::combine(model.errors.clone()) {
+        Ok(()) => expand(&model),
+        Err(e) => e.into_compile_error(),
     }
-    expand(&model)
 }
 
 fn expand(model: &Model) -> TokenStream {

@@ -25,12 +25,5 @@ pub(crate) fn validate(model: &Model, kind: Kind) -> syn::Result<()> {
             ),
         ));
     }
-    let mut iter = errors.into_iter();
-    match iter.next() {
-        None => Ok(()),
-        Some(mut first) => {
-            first.extend(iter);
-            Err(first)
-        }
-    }
+    crate::combine(errors)
 }

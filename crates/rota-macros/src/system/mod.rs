@@ -15,14 +15,4 @@ pub(crate) fn system(attr: TokenStream, item: TokenStream) -> TokenStream {
     result.unwrap_or_else(syn::Error::into_compile_error)
 }
 
-/// Combines errors so the user sees all of them at once.
-pub(crate) fn combine(errors: Vec<syn::Error>) -> syn::Result<()> {
-    let mut iter = errors.into_iter();
-    match iter.next() {
-        None => Ok(()),
-        Some(mut first) => {
-            first.extend(iter);
-            Err(first)
-        }
-    }
-}
+pub(crate) use crate::combine;
