@@ -182,6 +182,9 @@ impl<T: Component> QueryData for &T {
     fn run<'w>(s: &'w [T], _: &'w [Entity]) -> Self::Run<'w> {
         s.iter()
     }
+    fn empty_run<'w>() -> Self::Run<'w> {
+        [].iter()
+    }
     fn slices_one<'w>(f: &mut Self::Fetch<'w>, e: Entity) -> Option<&'w [T]> {
         f.as_ref()?.get(e).map(slice::from_ref)
     }
@@ -225,6 +228,9 @@ impl<T: Component> QueryData for &mut T {
     #[inline]
     fn run<'w>(s: &'w mut [T], _: &'w [Entity]) -> Self::Run<'w> {
         s.iter_mut()
+    }
+    fn empty_run<'w>() -> Self::Run<'w> {
+        <&mut [T]>::default().iter_mut()
     }
     fn slices_one<'w>(f: &mut Self::Fetch<'w>, e: Entity) -> Option<&'w mut [T]> {
         f.as_mut()?.get(e).map(slice::from_mut)
@@ -300,6 +306,9 @@ impl<T: Component> QueryData for Option<&T> {
             None => OptionRun::None(entities.len()),
         }
     }
+    fn empty_run<'w>() -> Self::Run<'w> {
+        OptionRun::None(0)
+    }
     fn slices_one<'w>(f: &mut Self::Fetch<'w>, e: Entity) -> Option<Option<&'w [T]>> {
         Some(f.as_ref().and_then(|c| c.get(e)).map(slice::from_ref))
     }
@@ -345,6 +354,9 @@ impl<T: Component> QueryData for Option<&mut T> {
             None => OptionRun::None(entities.len()),
         }
     }
+    fn empty_run<'w>() -> Self::Run<'w> {
+        OptionRun::None(0)
+    }
     fn slices_one<'w>(f: &mut Self::Fetch<'w>, e: Entity) -> Option<Option<&'w mut [T]>> {
         Some(f.as_mut().and_then(|c| c.get(e)).map(slice::from_mut))
     }
@@ -374,6 +386,9 @@ impl QueryData for Entity {
     #[inline]
     fn run<'w>(_: (), entities: &'w [Entity]) -> Self::Run<'w> {
         entities.iter().copied()
+    }
+    fn empty_run<'w>() -> Self::Run<'w> {
+        [].iter().copied()
     }
     fn slices_one<'w>(_: &mut Self::Fetch<'w>, _: Entity) -> Option<Self::Slices<'w>> {
         Some(())
@@ -425,6 +440,9 @@ macro_rules! impl_filter {
             fn run<'w>(_: (), entities: &'w [Entity]) -> Self::Run<'w> {
                 std::iter::repeat_n((), entities.len())
             }
+            fn empty_run<'w>() -> Self::Run<'w> {
+                std::iter::repeat_n((), 0)
+            }
             fn slices_one<'w>(f: &mut Self::Fetch<'w>, e: Entity) -> Option<Self::Slices<'w>> {
                 Self::fetch_one(f, e)
             }
@@ -462,6 +480,9 @@ impl QueryData for () {
     #[inline]
     fn run<'w>(_: (), entities: &'w [Entity]) -> Self::Run<'w> {
         std::iter::repeat_n((), entities.len())
+    }
+    fn empty_run<'w>() -> Self::Run<'w> {
+        std::iter::repeat_n((), 0)
     }
     fn slices_one<'w>(_: &mut Self::Fetch<'w>, _: Entity) -> Option<Self::Slices<'w>> {
         Some(())
@@ -508,6 +529,9 @@ macro_rules! impl_query_tuple {
             #[inline]
             fn run<'w>(s: Self::Slices<'w>, entities: &'w [Entity]) -> Self::Run<'w> {
                 TupleRun(($($Q::run(s.$i, entities),)+))
+            }
+            fn empty_run<'w>() -> Self::Run<'w> {
+                TupleRun(($($Q::empty_run(),)+))
             }
             fn slices_one<'w>(f: &mut Self::Fetch<'w>, e: Entity) -> Option<Self::Slices<'w>> {
                 Some(($($Q::slices_one(&mut f.$i, e)?,)+))

@@ -33,10 +33,11 @@ impl Walk<'_> {
 }
 
 enum Mode<'w, Q: QueryData> {
-    /// Settled stores: a run join (see `join.rs`); `current` is the run being yielded.
+    /// Settled stores: a run join (see `join.rs`); `current` is the run being yielded (an
+    /// empty one before the first).
     Runs {
         plan: JoinPlan<'w>,
-        current: Option<Q::Run<'w>>,
+        current: Q::Run<'w>,
     },
     /// Entity by entity: `walk` drives, every element probes.
     Probe(Walk<'w>),
@@ -63,7 +64,7 @@ impl<'w, Q: QueryData, F: QueryData> QueryIter<'w, Q, F> {
         let mode = if plan.finish() {
             Mode::Runs {
                 plan,
-                current: None,
+                current: Q::empty_run(),
             }
         } else {
             let mut best: Option<StoreIndex<'w>> = None;
@@ -165,14 +166,13 @@ impl<'w, Q: QueryData, F: QueryData> Iterator for QueryIter<'w, Q, F> {
     fn next(&mut self) -> Option<Q::Item<'w>> {
         match &mut self.mode {
             Mode::Runs { plan, current } => loop {
-                if let Some(item) = current.as_mut().and_then(Iterator::next) {
+                if let Some(item) = current.next() {
                     return Some(item);
                 }
                 if !plan.next_run() {
-                    *current = None;
                     return None;
                 }
-                *current = Some(Q::run(Q::slices(&mut self.data, plan), plan.entities()));
+                *current = Q::run(Q::slices(&mut self.data, plan), plan.entities());
             },
             Mode::Probe(walk) => loop {
                 let e = walk.next()?;
@@ -194,9 +194,8 @@ impl<'w, Q: QueryData, F: QueryData> Iterator for QueryIter<'w, Q, F> {
         let mut acc = init;
         match &mut self.mode {
             Mode::Runs { plan, current } => {
-                if let Some(run) = current.take() {
-                    acc = run.fold(acc, &mut g);
-                }
+                let current = std::mem::replace(current, Q::empty_run());
+                acc = current.fold(acc, &mut g);
                 while plan.next_run() {
                     acc =
                         Q::run(Q::slices(&mut self.data, plan), plan.entities()).fold(acc, &mut g);

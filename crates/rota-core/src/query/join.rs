@@ -232,9 +232,18 @@ pub(crate) fn gallop(entities: &[Entity], from: usize, slot: u32) -> usize {
 #[inline]
 pub(crate) fn common_prefix(a: &[Entity], b: &[Entity]) -> usize {
     const BLOCK: usize = 32;
+    const FIRST: usize = 4;
     let n = a.len().min(b.len());
     let (a, b) = (&a[..n], &b[..n]);
+    // Fragmented joins make short runs: look at the first few one by one before comparing
+    // whole blocks (measured: `cargo bench --bench join`, `interleaved`).
     let mut i = 0;
+    while i < n.min(FIRST) {
+        if a[i] != b[i] {
+            return i;
+        }
+        i += 1;
+    }
     while i + BLOCK <= n {
         let differs = a[i..i + BLOCK]
             .iter()

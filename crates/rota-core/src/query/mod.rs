@@ -92,6 +92,9 @@ pub trait QueryData: Sealed {
     /// The items of one run, from its slices and its entities.
     #[doc(hidden)]
     fn run<'w>(slices: Self::Slices<'w>, entities: &'w [Entity]) -> Self::Run<'w>;
+    /// A run with no items (where an iterator starts).
+    #[doc(hidden)]
+    fn empty_run<'w>() -> Self::Run<'w>;
     /// One-entity slices for `entity`, or `None` if it does not match (calls ascend).
     #[doc(hidden)]
     fn slices_one<'w>(fetch: &mut Self::Fetch<'w>, entity: Entity) -> Option<Self::Slices<'w>>;
