@@ -3,6 +3,9 @@
 mod queries;
 mod schedule;
 mod schedule_determinism;
+mod schedule_panics;
+mod schedule_profile;
+mod schedule_threads;
 mod storage_model;
 mod systems;
 mod ui;
