@@ -303,6 +303,12 @@ fn two_chains(c: &mut Criterion) {
         let mut s = two_chains_schedule(threads);
         assert_eq!(s.batches().len(), 4);
         let mut world = two_chains_world();
+        // One tick's profile, to see where the time goes (printed, never compared).
+        let report = s.run(&mut world);
+        eprintln!(
+            "two_chains, {threads} thread(s), one tick:\n{}",
+            report.profile
+        );
         group.bench_function(format!("threads_{threads}"), |b| {
             b.iter(|| black_box(s.run(&mut world)))
         });

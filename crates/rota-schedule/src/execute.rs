@@ -4,10 +4,12 @@
 //! One batch is a pure data flow: `Job`s in (a system, its borrows), `Outcome`s out (its
 //! commands, its panic if any, its wall time), both in plan order. Systems are stored batch by
 //! batch (`Schedule::systems`), so a batch's systems are one contiguous slice and each job gets
-//! its `&mut` from `iter_mut` without any bookkeeping; each parallel job writes its outcome into
-//! its own element of the batch's output, so nothing is shared between jobs.
+//! its `&mut` from `iter_mut` without any bookkeeping. A parallel batch shares one queue of
+//! jobs, each paired with its own output slot, so the only lock is the queue's, taken once per
+//! job handed out.
 
 use std::any::Any;
+use std::collections::VecDeque;
 use std::panic::{AssertUnwindSafe, catch_unwind, resume_unwind};
 use std::sync::{Mutex, PoisonError};
 use std::time::{Duration, Instant};
@@ -73,7 +75,11 @@ fn run_inline<'s, 'w>(
     outcomes.extend(jobs.map(|job| run_job(job, workers)));
 }
 
-/// Runs the `count` `jobs` on `pool`, the calling thread taking the first.
+/// Runs the `count` `jobs` on the calling thread and `pool`'s workers. Every thread takes the
+/// next job in plan order until none is left — the calling thread first — so a worker that is
+/// slow to get a core (a busy machine) delays nothing: the calling thread runs its job instead,
+/// and the batch is never much slower than running it inline. Each job carries its own output
+/// slot, so the outcomes come back in plan order whoever ran them.
 fn run_parallel<'s, 'w>(
     jobs: impl Iterator<Item = Job<'s, 'w>>,
     count: usize,
@@ -82,15 +88,24 @@ fn run_parallel<'s, 'w>(
     outcomes: &mut Vec<Outcome>,
 ) {
     outcomes.resize_with(count, Outcome::default);
-    pool.in_place_scope(|scope| {
-        let mut pairs = jobs.zip(outcomes.iter_mut());
-        let first = pairs.next();
-        for (job, out) in pairs {
-            scope.spawn(move |_| *out = run_job(job, workers));
-        }
-        if let Some((job, out)) = first {
+    let queue: Mutex<VecDeque<(Job<'_, '_>, &mut Outcome)>> =
+        Mutex::new(jobs.zip(outcomes.iter_mut()).collect());
+    let take = || {
+        queue
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .pop_front()
+    };
+    let work = || {
+        while let Some((job, out)) = take() {
             *out = run_job(job, workers);
         }
+    };
+    pool.in_place_scope(|scope| {
+        for _ in 1..count.min(pool.current_num_threads() + 1) {
+            scope.spawn(|_| work());
+        }
+        work();
     });
 }
 
@@ -127,14 +142,19 @@ impl Schedule {
             tick,
             ..RunReport::default()
         };
+        // Sized once per run, so recording the profile does not reallocate per batch.
+        report.profile.systems.reserve_exact(self.systems.len());
+        report
+            .profile
+            .batches
+            .reserve_exact(self.batch_ranges.len());
         world.settle();
         report.profile.settle += start.elapsed();
-        let mut ran: Vec<usize> = Vec::new();
         for b in 0..self.batch_ranges.len() {
-            if !self.due(b, tick).any(|_| true) {
+            if self.due(b, tick).next().is_none() {
                 continue;
             }
-            self.run_batch(world, b, tick, &mut ran, &mut report);
+            self.run_batch(world, b, tick, &mut report);
             if self.outcomes.iter().any(|o| o.panic.is_some()) {
                 let panics = self.collect_panics(b, tick);
                 resume_unwind(Box::new(panics));
@@ -147,8 +167,15 @@ impl Schedule {
             }
             report.profile.commands += apply.elapsed();
         }
-        ran.sort_by_key(|&i| self.plan.position[i]);
-        report.ran = ran.iter().map(|&i| self.descriptors[i].name).collect();
+        // Every batch ran, so the systems that ran are those due, listed in plan order.
+        report.ran = self
+            .plan
+            .order
+            .iter()
+            .map(|&i| &self.descriptors[i])
+            .filter(|d| tick.is_multiple_of(d.every_ticks))
+            .map(|d| d.name)
+            .collect();
         world.advance_tick();
         report.profile.total = start.elapsed();
         report
@@ -162,15 +189,8 @@ impl Schedule {
     }
 
     /// Runs batch `b`'s systems due on `tick` on split borrows, pushing one outcome per system
-    /// into `self.outcomes` and its declaration index into `ran`, in plan order.
-    fn run_batch(
-        &mut self,
-        world: &mut World,
-        b: usize,
-        tick: u64,
-        ran: &mut Vec<usize>,
-        report: &mut RunReport,
-    ) {
+    /// into `self.outcomes`, in plan order.
+    fn run_batch(&mut self, world: &mut World, b: usize, tick: u64, report: &mut RunReport) {
         let split = Instant::now();
         let descriptors: Vec<&SystemDescriptor> = self
             .due(b, tick)
@@ -184,7 +204,6 @@ impl Schedule {
             Err(e) => panic!("rota-schedule internal error: a batch conflicts: {e}"),
         };
         report.profile.settle += split.elapsed();
-        ran.extend(self.due(b, tick).map(|s| s.index));
         let jobs = self.systems[self.batch_ranges[b].clone()]
             .iter_mut()
             .filter(|s| tick.is_multiple_of(s.every_ticks))
