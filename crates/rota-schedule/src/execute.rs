@@ -4,12 +4,10 @@
 //! One batch is a pure data flow: `Job`s in (a system, its borrows), `Outcome`s out (its
 //! commands, its panic if any, its wall time), both in plan order. Systems are stored batch by
 //! batch (`Schedule::systems`), so a batch's systems are one contiguous slice and each job gets
-//! its `&mut` from `iter_mut` without any bookkeeping. A parallel batch shares one queue of
-//! jobs, each paired with its own output slot, so the only lock is the queue's, taken once per
-//! job handed out.
+//! its `&mut` from `iter_mut` without any bookkeeping; each parallel job writes its outcome into
+//! its own element of the batch's output, so nothing is shared between jobs.
 
 use std::any::Any;
-use std::collections::VecDeque;
 use std::panic::{AssertUnwindSafe, catch_unwind, resume_unwind};
 use std::sync::{Mutex, PoisonError};
 use std::time::{Duration, Instant};
@@ -75,11 +73,13 @@ fn run_inline<'s, 'w>(
     outcomes.extend(jobs.map(|job| run_job(job, workers)));
 }
 
-/// Runs the `count` `jobs` on the calling thread and `pool`'s workers. Every thread takes the
-/// next job in plan order until none is left — the calling thread first — so a worker that is
-/// slow to get a core (a busy machine) delays nothing: the calling thread runs its job instead,
-/// and the batch is never much slower than running it inline. Each job carries its own output
-/// slot, so the outcomes come back in plan order whoever ran them.
+/// Runs the `count` `jobs` on `pool`, the calling thread taking the first, each worker job
+/// writing into its own output slot, so the outcomes come back in plan order.
+///
+/// The hand-out is fixed rather than pulled from a shared queue: a pulled hand-out lets the
+/// calling thread run a batch of small systems alone before a worker wakes, which would leave
+/// the determinism tests (`tests/it/schedule_determinism.rs`) no longer exercising the pool.
+/// Small batches run inline anyway (`inline_below`).
 fn run_parallel<'s, 'w>(
     jobs: impl Iterator<Item = Job<'s, 'w>>,
     count: usize,
@@ -88,24 +88,15 @@ fn run_parallel<'s, 'w>(
     outcomes: &mut Vec<Outcome>,
 ) {
     outcomes.resize_with(count, Outcome::default);
-    let queue: Mutex<VecDeque<(Job<'_, '_>, &mut Outcome)>> =
-        Mutex::new(jobs.zip(outcomes.iter_mut()).collect());
-    let take = || {
-        queue
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .pop_front()
-    };
-    let work = || {
-        while let Some((job, out)) = take() {
+    pool.in_place_scope(|scope| {
+        let mut pairs = jobs.zip(outcomes.iter_mut());
+        let first = pairs.next();
+        for (job, out) in pairs {
+            scope.spawn(move |_| *out = run_job(job, workers));
+        }
+        if let Some((job, out)) = first {
             *out = run_job(job, workers);
         }
-    };
-    pool.in_place_scope(|scope| {
-        for _ in 1..count.min(pool.current_num_threads() + 1) {
-            scope.spawn(|_| work());
-        }
-        work();
     });
 }
 
