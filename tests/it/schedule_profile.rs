@@ -31,7 +31,10 @@ fn spawn_some(q: Query<&A>, mut commands: Commands) {
     }
 }
 
-fn shape(profile: &RunProfile) -> (Vec<(usize, usize, bool)>, Vec<(&'static str, usize)>) {
+/// `(batch, systems, parallel)` per batch, and `(system, batch)` per system.
+type Shape = (Vec<(usize, usize, bool)>, Vec<(&'static str, usize)>);
+
+fn shape(profile: &RunProfile) -> Shape {
     (
         profile
             .batches
