@@ -1,4 +1,5 @@
-//! The ecs_bench_suite `schedule` and `heavy_compute` workloads through rota's scheduler.
+//! The ecs_bench_suite `schedule` and `heavy_compute` workloads through rota's scheduler, and
+//! `two_chains`: eight systems in two independent chains, 1 thread vs 2.
 //!
 //! Run: `cargo bench --bench schedule`
 
@@ -232,5 +233,88 @@ fn heavy_compute_bench(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, schedule, heavy_compute_bench);
+// Two independent chains of four systems each, over 100k entities: chain 1 touches only
+// `Left`/`LeftRate`, chain 2 only `Right`/`RightRate`. Within a chain every system writes the same
+// component, so each chain is serial; the chains are declared interleaved, so the plan is four
+// batches of two systems, one from each chain — the shape that should scale to 2 threads.
+
+#[derive(Component, Copy, Clone)]
+struct Left(f32);
+#[derive(Component, Copy, Clone)]
+struct LeftRate(f32);
+#[derive(Component, Copy, Clone)]
+struct Right(f32);
+#[derive(Component, Copy, Clone)]
+struct RightRate(f32);
+
+/// A few flops per entity, so a system is memory- and compute-bound like a real update.
+#[inline]
+fn step(x: f32, rate: f32, k: f32) -> f32 {
+    (x * 0.999 + rate * k).sin() * 0.5 + x * 0.5
+}
+
+macro_rules! chain_system {
+    ($name:ident, $value:ident, $rate:ident, $k:expr $(, after($prev:ident))?) => {
+        #[system(reads($rate), writes($value) $(, after($prev))?)]
+        fn $name(mut q: Query<(&mut $value, &$rate)>) {
+            for (x, r) in &mut q {
+                x.0 = step(x.0, r.0, $k);
+            }
+        }
+    };
+}
+
+chain_system!(left_1, Left, LeftRate, 1.0);
+chain_system!(left_2, Left, LeftRate, 2.0, after(left_1));
+chain_system!(left_3, Left, LeftRate, 3.0, after(left_2));
+chain_system!(left_4, Left, LeftRate, 4.0, after(left_3));
+chain_system!(right_1, Right, RightRate, 1.0);
+chain_system!(right_2, Right, RightRate, 2.0, after(right_1));
+chain_system!(right_3, Right, RightRate, 3.0, after(right_2));
+chain_system!(right_4, Right, RightRate, 4.0, after(right_3));
+
+fn two_chains_schedule(threads: usize) -> Schedule {
+    Schedule::builder()
+        .add(left_1)
+        .add(right_1)
+        .add(left_2)
+        .add(right_2)
+        .add(left_3)
+        .add(right_3)
+        .add(left_4)
+        .add(right_4)
+        .threads(threads)
+        .build()
+        .expect("valid schedule")
+}
+
+fn two_chains_world() -> World {
+    let mut world = World::new();
+    world.spawn_batch((0..100_000).map(|i| {
+        let f = i as f32 * 1e-5;
+        (Left(f), LeftRate(1.0 - f), Right(-f), RightRate(f))
+    }));
+    world
+}
+
+fn two_chains(c: &mut Criterion) {
+    let mut group = c.benchmark_group("two_chains");
+    for threads in [1, 2] {
+        let mut s = two_chains_schedule(threads);
+        assert_eq!(s.batches().len(), 4);
+        let mut world = two_chains_world();
+        // One tick's profile, to see where the time goes (printed, never compared).
+        let report = s.run(&mut world);
+        eprintln!(
+            "two_chains, {threads} thread(s), one tick:\n{}",
+            report.profile
+        );
+        group.bench_function(format!("threads_{threads}"), |b| {
+            b.iter(|| black_box(s.run(&mut world)))
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, schedule, heavy_compute_bench, two_chains);
 criterion_main!(benches);

@@ -7,9 +7,9 @@
 //! Systems are declared inside the test that uses them, so each test reads on its own and short
 //! names (`a`, `b`, `c`) can be reused.
 
-use std::any::Any;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
+use rota::rota_schedule::SystemPanics;
 use rota::{
     ApplyReport, CommandError, Commands, Component, Entities, Entity, ParallelQuery, Query, Res,
     ResMut, Resource, Schedule, ScheduleError, World, system,
@@ -38,16 +38,6 @@ struct Tag(u32);
 /// calling thread, and 4 threads with every multi-system batch handed to the pool.
 fn configs() -> [(usize, usize); 2] {
     [(1, rota::rota_schedule::DEFAULT_INLINE_BELOW), (4, 0)]
-}
-
-fn panic_text(payload: &(dyn Any + Send)) -> String {
-    if let Some(s) = payload.downcast_ref::<&str>() {
-        (*s).to_string()
-    } else if let Some(s) = payload.downcast_ref::<String>() {
-        s.clone()
-    } else {
-        "non-string panic payload".to_string()
-    }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1076,12 +1066,12 @@ fn a_panicking_system_is_named_and_the_world_stays_usable() {
 
         let payload =
             catch_unwind(AssertUnwindSafe(|| schedule.run(&mut world))).expect_err("boom panics");
-        let message = panic_text(&*payload);
-        assert!(
-            message.contains("system `boom` panicked"),
-            "message: {message}"
-        );
-        assert!(message.contains("kaboom"), "message: {message}");
+        let panics = payload
+            .downcast::<SystemPanics>()
+            .expect("run unwinds with SystemPanics");
+        assert_eq!(panics.systems(), ["boom"]);
+        assert_eq!(panics.panics[0].message(), Some("kaboom"));
+        assert_eq!(panics.to_string(), "system `boom` panicked: kaboom");
 
         // The batch's other system finished; boom's spawn was discarded; the next batch did
         // not run; the tick did not advance.

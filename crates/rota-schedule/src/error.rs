@@ -1,7 +1,14 @@
 //! Errors refusing a schedule, each naming the systems at fault.
 
+use std::error::Error as _;
+use std::sync::Arc;
+
 /// Why a schedule could not be built.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+///
+/// `Debug` prints the same text as `Display` followed by the chain of sources, so that
+/// `fn main() -> Result<(), ScheduleError>` shows a sentence rather than a struct dump.
+#[derive(Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum ScheduleError {
     /// `after` constraints form a cycle; the systems are listed in cycle order, the first
     /// repeated at the end.
@@ -53,7 +60,48 @@ pub enum ScheduleError {
     /// A worker count of zero.
     #[error("a schedule needs at least one thread; 0 were requested")]
     ZeroThreads,
-    /// The thread pool could not be started.
-    #[error("could not start the thread pool: {0}")]
-    ThreadPool(String),
+    /// The schedule's thread pool could not be started.
+    #[error("could not start the schedule's pool of {workers} worker thread(s)")]
+    ThreadPool {
+        /// Worker threads requested (`threads - 1`: the calling thread is the other one).
+        workers: usize,
+        /// Why rayon refused.
+        #[source]
+        source: ThreadPoolError,
+    },
 }
+
+impl std::fmt::Debug for ScheduleError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{self}")?;
+        let mut source = self.source();
+        while let Some(s) = source {
+            write!(f, ": {s}")?;
+            source = s.source();
+        }
+        Ok(())
+    }
+}
+
+/// rayon's reason for refusing to start a pool, shared so [`ScheduleError`] stays `Clone`.
+/// Two are equal when their messages are (rayon's error has no `PartialEq`).
+#[derive(Clone, Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct ThreadPoolError(Arc<rayon::ThreadPoolBuildError>);
+
+impl From<rayon::ThreadPoolBuildError> for ThreadPoolError {
+    fn from(e: rayon::ThreadPoolBuildError) -> Self {
+        ThreadPoolError(Arc::new(e))
+    }
+}
+
+impl PartialEq for ThreadPoolError {
+    fn eq(&self, other: &Self) -> bool {
+        self.0.to_string() == other.0.to_string()
+    }
+}
+
+impl Eq for ThreadPoolError {}
+
+#[cfg(test)]
+mod tests;

@@ -1,54 +1,103 @@
 //! Running a plan: batch by batch, each batch's systems on split borrows of the world (in
 //! parallel when there is enough work), then the batch's commands in plan order.
+//!
+//! One batch is a pure data flow: `Job`s in (a system, its borrows), `Outcome`s out (its
+//! commands, its panic if any, its wall time), both in plan order. Systems are stored batch by
+//! batch (`Schedule::systems`), so a batch's systems are one contiguous slice and each job gets
+//! its `&mut` from `iter_mut` without any bookkeeping; each parallel job writes its outcome into
+//! its own element of the batch's output, so nothing is shared between jobs.
 
-use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::any::Any;
+use std::panic::{AssertUnwindSafe, catch_unwind, resume_unwind};
 use std::sync::{Mutex, PoisonError};
+use std::time::{Duration, Instant};
 
 use rota_core::system::{SystemBorrows, SystemContext, SystemDescriptor};
-use rota_core::{ApplyReport, CommandQueue, World};
+use rota_core::{CommandQueue, World};
 
 use crate::Schedule;
+use crate::panic::{SystemPanic, SystemPanics};
+use crate::report::{BatchProfile, RunReport, SystemProfile};
 use crate::system_box::BoxedSystem;
+use crate::workers::Workers;
 
-/// What one [`Schedule::run`] did.
-#[derive(Debug, Default, Clone, PartialEq, Eq)]
-pub struct RunReport {
-    /// The tick that ran (the world's tick before `run` advanced it).
-    pub tick: u64,
-    /// Systems that ran, in plan order ([`Schedule::order`]; strided systems skip some ticks).
-    pub ran: Vec<&'static str>,
-    /// What applying the systems' commands did.
-    pub commands: ApplyReport,
+/// A system in `Schedule::systems`: stored in run order, batch after batch.
+pub(crate) struct Scheduled {
+    /// Its declaration index (into `Schedule::descriptors`).
+    pub(crate) index: usize,
+    /// Its stride in ticks.
+    pub(crate) every_ticks: u64,
+    pub(crate) system: Box<dyn BoxedSystem>,
 }
 
-fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
-    if let Some(s) = payload.downcast_ref::<&str>() {
-        (*s).to_string()
-    } else if let Some(s) = payload.downcast_ref::<String>() {
-        s.clone()
-    } else {
-        "non-string panic payload".to_string()
-    }
-}
-
-struct Job<'a, 'w> {
-    system: &'a mut Box<dyn BoxedSystem>,
+/// One system ready to run: the system and everything it borrowed.
+struct Job<'s, 'w> {
+    system: &'s mut dyn BoxedSystem,
     borrows: SystemBorrows<'w>,
-    sink: &'a Mutex<CommandQueue>,
     name: &'static str,
 }
 
-fn run_job(job: Job<'_, '_>) -> Result<(), String> {
-    let Job {
-        system,
-        borrows,
-        sink,
-        name,
-    } = job;
-    catch_unwind(AssertUnwindSafe(|| {
-        system.run(SystemContext::new(borrows, sink, name))
-    }))
-    .map_err(|payload| panic_message(&*payload))
+/// What running one job left: its commands, its panic payload if it panicked, its wall time.
+#[derive(Default)]
+pub(crate) struct Outcome {
+    commands: CommandQueue,
+    panic: Option<Box<dyn Any + Send>>,
+    run: Duration,
+}
+
+/// Runs one job on this thread, catching its panic.
+fn run_job(job: Job<'_, '_>, workers: &Workers) -> Outcome {
+    // `SystemContext` takes its command sink as a `&Mutex`; this one is the job's own, never
+    // contended.
+    let sink = Mutex::new(CommandQueue::default());
+    let start = Instant::now();
+    let result = catch_unwind(AssertUnwindSafe(|| {
+        workers.enter(|| {
+            job.system
+                .run(SystemContext::new(job.borrows, &sink, job.name))
+        })
+    }));
+    Outcome {
+        run: start.elapsed(),
+        commands: sink.into_inner().unwrap_or_else(PoisonError::into_inner),
+        panic: result.err(),
+    }
+}
+
+/// Runs `jobs` one after another on this thread.
+fn run_inline<'s, 'w>(
+    jobs: impl Iterator<Item = Job<'s, 'w>>,
+    workers: &Workers,
+    outcomes: &mut Vec<Outcome>,
+) {
+    outcomes.extend(jobs.map(|job| run_job(job, workers)));
+}
+
+/// Runs the `count` `jobs` on `pool`, the calling thread taking the first, each worker job
+/// writing into its own output slot, so the outcomes come back in plan order.
+///
+/// The hand-out is fixed rather than pulled from a shared queue: a pulled hand-out lets the
+/// calling thread run a batch of small systems alone before a worker wakes, which would leave
+/// the determinism tests (`tests/it/schedule_determinism.rs`) no longer exercising the pool.
+/// Small batches run inline anyway (`inline_below`).
+fn run_parallel<'s, 'w>(
+    jobs: impl Iterator<Item = Job<'s, 'w>>,
+    count: usize,
+    pool: &rayon::ThreadPool,
+    workers: &Workers,
+    outcomes: &mut Vec<Outcome>,
+) {
+    outcomes.resize_with(count, Outcome::default);
+    pool.in_place_scope(|scope| {
+        let mut pairs = jobs.zip(outcomes.iter_mut());
+        let first = pairs.next();
+        for (job, out) in pairs {
+            scope.spawn(move |_| *out = run_job(job, workers));
+        }
+        if let Some((job, out)) = first {
+            *out = run_job(job, workers);
+        }
+    });
 }
 
 /// Entity-components a batch touches: the summed lengths of every declared component store.
@@ -62,115 +111,135 @@ fn estimated_work(world: &World, descriptors: &[&SystemDescriptor]) -> usize {
 
 impl Schedule {
     /// Runs one tick: every system due on `world.tick()`, batch by batch, applying each batch's
-    /// commands in plan order at its end; then advances the world's tick.
+    /// commands in plan order at its end; then advances the world's tick. The report's
+    /// [`RunReport::profile`] says where the time went.
     ///
     /// # Panics
     ///
-    /// If a system panics: the panic is re-raised naming the system, after the batch's other
-    /// systems finished. That batch's commands are discarded and the tick does not advance; the
-    /// world is consistent, and the next `run` works.
+    /// If systems panic, after every system of their batch has finished: `run` unwinds with a
+    /// [`SystemPanics`] payload naming each system of the batch that panicked, in plan order,
+    /// each with its original payload. What survives:
+    ///
+    /// * every write made before the panic stays — earlier batches' writes and commands, the
+    ///   writes of the panicking system up to its panic, and all writes of its batch-mates;
+    /// * the panicking batch's commands are dropped, its batch-mates' included;
+    /// * later batches do not run, and the world's tick does not advance.
+    ///
+    /// The world stays consistent (its invariants hold) and the next `run` works.
     pub fn run(&mut self, world: &mut World) -> RunReport {
+        let start = Instant::now();
         let tick = world.tick();
-        world.settle();
         let mut report = RunReport {
             tick,
             ..RunReport::default()
         };
-        let mut ran: Vec<usize> = Vec::new();
-        for b in 0..self.plan.batches.len() {
-            let due: Vec<usize> = self.plan.batches[b]
-                .iter()
-                .copied()
-                .filter(|&i| tick.is_multiple_of(self.descriptors[i].every_ticks))
-                .collect();
-            if due.is_empty() {
+        // Sized once per run, so recording the profile does not reallocate per batch.
+        report.profile.systems.reserve_exact(self.systems.len());
+        report
+            .profile
+            .batches
+            .reserve_exact(self.batch_ranges.len());
+        world.settle();
+        report.profile.settle += start.elapsed();
+        for b in 0..self.batch_ranges.len() {
+            if self.due(b, tick).next().is_none() {
                 continue;
             }
-            for queue in self.run_batch(world, &due) {
-                report.commands.merge(world.apply(queue));
+            self.run_batch(world, b, tick, &mut report);
+            if self.outcomes.iter().any(|o| o.panic.is_some()) {
+                let panics = self.collect_panics(b, tick);
+                resume_unwind(Box::new(panics));
             }
-            ran.extend(due);
+            let apply = Instant::now();
+            for outcome in self.outcomes.drain(..) {
+                if !outcome.commands.is_empty() {
+                    report.commands.merge(world.apply(outcome.commands));
+                }
+            }
+            report.profile.commands += apply.elapsed();
         }
-        ran.sort_by_key(|&i| self.plan.position[i]);
-        report.ran = ran.iter().map(|&i| self.descriptors[i].name).collect();
+        // Every batch ran, so the systems that ran are those due, listed in plan order.
+        report.ran = self
+            .plan
+            .order
+            .iter()
+            .map(|&i| &self.descriptors[i])
+            .filter(|d| tick.is_multiple_of(d.every_ticks))
+            .map(|d| d.name)
+            .collect();
         world.advance_tick();
+        report.profile.total = start.elapsed();
         report
     }
 
-    /// Runs the systems `due` (declaration indices, in plan order) on split borrows and returns
-    /// their command queues in the same order.
-    fn run_batch(&mut self, world: &mut World, due: &[usize]) -> Vec<CommandQueue> {
-        let descriptors: Vec<&SystemDescriptor> =
-            due.iter().map(|&i| &self.descriptors[i]).collect();
-        let parallel = self.pool.is_some()
-            && due.len() > 1
-            && estimated_work(world, &descriptors) >= self.inline_below;
-        let sinks: Vec<Mutex<CommandQueue>> = due
+    /// Batch `b`'s systems due on `tick`, in plan order.
+    fn due(&self, b: usize, tick: u64) -> impl Iterator<Item = &Scheduled> {
+        self.systems[self.batch_ranges[b].clone()]
             .iter()
-            .map(|_| Mutex::new(CommandQueue::default()))
+            .filter(move |s| tick.is_multiple_of(s.every_ticks))
+    }
+
+    /// Runs batch `b`'s systems due on `tick` on split borrows, pushing one outcome per system
+    /// into `self.outcomes`, in plan order.
+    fn run_batch(&mut self, world: &mut World, b: usize, tick: u64, report: &mut RunReport) {
+        let split = Instant::now();
+        let descriptors: Vec<&SystemDescriptor> = self
+            .due(b, tick)
+            .map(|s| &self.descriptors[s.index])
             .collect();
-        let failures: Vec<(usize, String)> = {
-            let borrows = match world.split_for_systems(&descriptors) {
-                Ok(b) => b,
-                Err(e) => panic!("rota-schedule internal error: a batch conflicts: {e}"),
-            };
-            let mut slots: Vec<Option<&mut Box<dyn BoxedSystem>>> =
-                self.systems.iter_mut().map(Some).collect();
-            let jobs: Vec<Job<'_, '_>> = due
-                .iter()
-                .zip(borrows)
-                .zip(&sinks)
-                .map(|((&i, borrows), sink)| Job {
-                    system: slots[i].take().expect("a system appears once per batch"),
-                    borrows,
-                    sink,
-                    name: self.descriptors[i].name,
-                })
-                .collect();
-            let results: Vec<Mutex<Option<String>>> =
-                due.iter().map(|_| Mutex::new(None)).collect();
-            match (&self.pool, parallel) {
-                (Some(pool), true) => pool.in_place_scope(|scope| {
-                    let mut jobs = jobs.into_iter().zip(&results);
-                    let first = jobs.next();
-                    for (job, slot) in jobs {
-                        scope.spawn(move |_| {
-                            if let Err(msg) = run_job(job) {
-                                *slot.lock().unwrap_or_else(PoisonError::into_inner) = Some(msg);
-                            }
-                        });
-                    }
-                    // The calling thread takes work too.
-                    if let Some((job, slot)) = first
-                        && let Err(msg) = run_job(job)
-                    {
-                        *slot.lock().unwrap_or_else(PoisonError::into_inner) = Some(msg);
-                    }
-                }),
-                _ => {
-                    for (job, slot) in jobs.into_iter().zip(&results) {
-                        if let Err(msg) = run_job(job) {
-                            *slot.lock().unwrap_or_else(PoisonError::into_inner) = Some(msg);
-                        }
-                    }
-                }
-            }
-            results
-                .into_iter()
-                .enumerate()
-                .filter_map(|(k, m)| {
-                    m.into_inner()
-                        .unwrap_or_else(PoisonError::into_inner)
-                        .map(|msg| (k, msg))
-                })
-                .collect()
+        let parallel = matches!(self.workers, Workers::Pool(_))
+            && descriptors.len() > 1
+            && estimated_work(world, &descriptors) >= self.inline_below;
+        let borrows = match world.split_for_systems(&descriptors) {
+            Ok(b) => b,
+            Err(e) => panic!("rota-schedule internal error: a batch conflicts: {e}"),
         };
-        if let Some((k, msg)) = failures.into_iter().next() {
-            panic!("system `{}` panicked: {msg}", self.descriptors[due[k]].name);
+        report.profile.settle += split.elapsed();
+        let jobs = self.systems[self.batch_ranges[b].clone()]
+            .iter_mut()
+            .filter(|s| tick.is_multiple_of(s.every_ticks))
+            .zip(borrows)
+            .zip(&descriptors)
+            .map(|((s, borrows), d)| Job {
+                system: s.system.as_mut(),
+                borrows,
+                name: d.name,
+            });
+        let run = Instant::now();
+        match &self.workers {
+            Workers::Pool(pool) if parallel => run_parallel(
+                jobs,
+                descriptors.len(),
+                pool,
+                &self.workers,
+                &mut self.outcomes,
+            ),
+            _ => run_inline(jobs, &self.workers, &mut self.outcomes),
         }
-        sinks
-            .into_iter()
-            .map(|m| m.into_inner().unwrap_or_else(PoisonError::into_inner))
-            .collect()
+        report.profile.batches.push(BatchProfile {
+            batch: b,
+            systems: descriptors.len(),
+            parallel,
+            run: run.elapsed(),
+        });
+        for (d, outcome) in descriptors.iter().zip(&self.outcomes) {
+            report.profile.systems.push(SystemProfile {
+                system: d.name,
+                batch: b,
+                run: outcome.run,
+            });
+        }
+    }
+
+    /// The panics among batch `b`'s `outcomes`, named, in plan order; drops the batch's
+    /// commands.
+    fn collect_panics(&mut self, b: usize, tick: u64) -> SystemPanics {
+        let outcomes = std::mem::take(&mut self.outcomes);
+        let names = self.due(b, tick).map(|s| self.descriptors[s.index].name);
+        let panics = names
+            .zip(outcomes)
+            .filter_map(|(system, o)| o.panic.map(|payload| SystemPanic { system, payload }))
+            .collect();
+        SystemPanics { panics }
     }
 }

@@ -17,8 +17,16 @@
 //!   exclusive or shared borrows (no `unsafe`, no locks per entity).
 //! * **Commands apply at batch ends**, in plan order, the same points for any thread count. A
 //!   system declared `after` another is in a later batch, so it sees that system's commands.
-//! * **Panics** in a system reach the caller of [`Schedule::run`] naming the system; the world
-//!   stays consistent (partially updated) and the next `run` works.
+//! * **Threads are the schedule's.** With `threads(1)` every system and every
+//!   [`ParallelQuery::par_for_each`] chunk runs on the calling thread; with `threads(N)` on the
+//!   calling thread and the schedule's own N - 1 workers, never on rayon's global pool.
+//! * **Panics** in systems reach the caller of [`Schedule::run`] as a [`SystemPanics`] payload
+//!   naming every system of the batch that panicked, each with its original payload. The world
+//!   stays consistent (partially updated: see [`Schedule::run`] for exactly what survives) and
+//!   the next `run` works.
+//! * **Profiles are for reading.** [`RunReport::profile`] holds wall-clock durations per system,
+//!   per batch, in settling and in command application; nothing the schedule decides depends on
+//!   them.
 //!
 //! ## Goals, in order
 //!
@@ -75,20 +83,26 @@ mod audit;
 mod describe;
 mod error;
 mod execute;
+mod panic;
 mod par;
 mod plan;
+mod report;
 mod system_box;
+mod workers;
 
 use rota_core::system::{IntoSystem, SystemDescriptor, SystemRef, system_ref};
 
 pub use audit::{AuditReport, UnderConstrained};
-pub use error::ScheduleError;
-pub use execute::RunReport;
-pub use par::{PAR_CHUNK, ParallelQuery};
+pub use error::{ScheduleError, ThreadPoolError};
+pub use panic::{SystemPanic, SystemPanics};
+pub use par::{PAR_CHUNK, ParChunk, ParallelQuery};
 pub use plan::EdgeReason;
+pub use report::{BatchProfile, RunProfile, RunReport, SystemProfile};
 
+use execute::Scheduled;
 use plan::Plan;
 use system_box::{BoxedSystem, WithState};
+use workers::Workers;
 
 /// Collects systems in declaration order; [`ScheduleBuilder::build`] checks and plans them.
 pub struct ScheduleBuilder {
@@ -224,36 +238,71 @@ impl ScheduleBuilder {
             after[i].push(j);
         }
         let plan = Plan::build(&self.descriptors, &after, priority.as_deref())?;
-        let pool = if self.threads > 1 {
-            Some(
-                rayon::ThreadPoolBuilder::new()
-                    .num_threads(self.threads - 1)
-                    .thread_name(|i| format!("rota-worker-{i}"))
-                    .build()
-                    .map_err(|e| ScheduleError::ThreadPool(e.to_string()))?,
-            )
+        let workers = if self.threads > 1 {
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(self.threads - 1)
+                .thread_name(|i| format!("rota-worker-{i}"))
+                .build()
+                .map_err(|e| ScheduleError::ThreadPool {
+                    workers: self.threads - 1,
+                    source: e.into(),
+                })?;
+            Workers::Pool(std::sync::Arc::new(pool))
         } else {
-            None
+            Workers::Calling
         };
+        // Store systems batch after batch, so a batch is one contiguous slice at run time.
+        let mut systems: Vec<Scheduled> = self
+            .systems
+            .into_iter()
+            .zip(&self.descriptors)
+            .enumerate()
+            .map(|(index, (system, d))| Scheduled {
+                index,
+                every_ticks: d.every_ticks,
+                system,
+            })
+            .collect();
+        let run_order: Vec<usize> = plan.batches.concat();
+        let mut rank = vec![0; systems.len()];
+        for (r, &i) in run_order.iter().enumerate() {
+            rank[i] = r;
+        }
+        systems.sort_by_key(|s| rank[s.index]);
+        let mut batch_ranges = Vec::with_capacity(plan.batches.len());
+        let mut start = 0;
+        for batch in &plan.batches {
+            batch_ranges.push(start..start + batch.len());
+            start += batch.len();
+        }
         Ok(Schedule {
-            systems: self.systems,
+            systems,
+            batch_ranges,
             descriptors: self.descriptors,
             plan,
-            pool,
+            workers,
             threads: self.threads,
             inline_below: self.inline_below,
+            outcomes: Vec::new(),
         })
     }
 }
 
 /// A planned set of systems; [`Schedule::run`] runs one tick.
 pub struct Schedule {
-    systems: Vec<Box<dyn BoxedSystem>>,
+    /// The systems in run order: batch after batch, each batch in plan order.
+    systems: Vec<Scheduled>,
+    /// `systems[batch_ranges[b]]` is batch `b`.
+    batch_ranges: Vec<std::ops::Range<usize>>,
+    /// In declaration order.
     descriptors: Vec<SystemDescriptor>,
     plan: Plan,
-    pool: Option<rayon::ThreadPool>,
+    /// The threads systems and `par_for_each` run on.
+    workers: Workers,
     threads: usize,
     inline_below: usize,
+    /// One batch's outcomes; kept between batches so its allocation is reused.
+    outcomes: Vec<execute::Outcome>,
 }
 
 impl std::fmt::Debug for Schedule {

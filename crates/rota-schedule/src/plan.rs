@@ -190,3 +190,6 @@ impl Plan {
         Ok(order)
     }
 }
+
+#[cfg(test)]
+mod tests;
