@@ -33,10 +33,10 @@ pub use rota_core::checksum::{StableHash, StableHasher};
 pub use rota_core::query;
 pub use rota_core::system::{Local, Query, Res, ResMut, System, SystemDescriptor};
 pub use rota_core::{
-    ApplyReport, Bundle, CommandError, CommandQueue, Commands, Component, Entities, EntitiesIter,
-    Entity, EntityNotAlive, Iter, IterMut, QueryAliasError, QueryData, QueryGetError, QueryIter,
-    ReadOnlyQueryData, Resource, ResourceError, SpawnError, Store, StoreError, With, Without,
-    World, join,
+    ApplyReport, Bundle, CommandError, CommandKind, CommandQueue, Commands, Component, Entities,
+    EntitiesIter, Entity, EntityNotAlive, Iter, IterMut, QueryAliasError, QueryData, QueryGetError,
+    QueryIter, ReadOnlyQueryData, Resource, ResourceError, SpawnError, Store, StoreError, With,
+    Without, World, join,
 };
 pub use rota_macros::{Component, Resource, StableHash, system};
 pub use rota_schedule::{

@@ -28,6 +28,14 @@ pub trait Component: 'static + Send + Sync + Sized {
     /// leave it `None`: compile-time checks skip them and the run-time check (by `TypeId`)
     /// decides.
     const UNIQUE_KEY: Option<&'static str> = None;
+
+    /// Generated code only: a per-type cell the world uses to find this type's store with one
+    /// array index (`world/registry.rs`). The derive gives each non-generic type its own static;
+    /// `None` (generic or hand-written types) falls back to a `TypeId` search.
+    #[doc(hidden)]
+    fn __registry_cell() -> Option<&'static std::sync::atomic::AtomicU32> {
+        None
+    }
 }
 
 /// A type that can be stored once per world as a resource (a grid, an RNG, statistics).

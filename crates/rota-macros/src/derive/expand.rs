@@ -31,12 +31,20 @@ pub(crate) fn expand(model: &Model, kind: Kind) -> TokenStream {
                     ::core::module_path!(), "::", #name
                 )))
             };
+            // A static inside a generic impl would be shared by every instantiation.
+            let cell = (!is_generic).then(|| quote! {
+                fn __registry_cell() -> ::core::option::Option<&'static ::core::sync::atomic::AtomicU32> {
+                    static CELL: ::core::sync::atomic::AtomicU32 = ::core::sync::atomic::AtomicU32::new(0);
+                    ::core::option::Option::Some(&CELL)
+                }
+            });
             quote! {
                 impl #impl_generics ::rota::__private::Component for #ident #ty_generics
                 #where_clause
                 {
                     const NAME: &'static str = #name;
                     const UNIQUE_KEY: ::core::option::Option<&'static str> = #key;
+                    #cell
                 }
                 impl #impl_generics ::rota::__private::Declarable for #ident #ty_generics
                 #where_clause
