@@ -894,9 +894,12 @@ fn command_errors_name_the_command_kind() {
 #[test]
 fn a_dead_entity_converts_into_a_query_get_error() {
     fn lookup(world: &World, e: Entity) -> Result<u32, rota::QueryGetError> {
-        if !world.is_alive(e) {
-            return Err(EntityNotAlive(e))?;
-        }
+        let alive: Result<(), EntityNotAlive> = if world.is_alive(e) {
+            Ok(())
+        } else {
+            Err(EntityNotAlive(e))
+        };
+        alive?;
         Ok(world.get::<A>(e).map_or(0, |a| a.0))
     }
     let mut world = World::new();

@@ -51,7 +51,7 @@ impl Bundle for () {
         []
     }
     fn reserve(_: &mut [StoreEntry], _: &[usize; 0], _: usize) {}
-    fn columns<'s>(_: &'s mut [StoreEntry], _: &[usize; 0]) -> Option<()> {
+    fn columns(_: &mut [StoreEntry], _: &[usize; 0]) -> Option<()> {
         Some(())
     }
     fn push(self, _: &mut (), _: Entity) {}

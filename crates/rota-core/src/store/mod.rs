@@ -189,6 +189,7 @@ impl<T> Store<T> {
     /// # Errors
     ///
     /// [`StoreError::OutOfMemory`] if a column or sparse page could not grow.
+    #[inline]
     pub fn try_insert(&mut self, entity: Entity, value: T) -> Result<Option<T>, (StoreError, T)> {
         let d = self.sparse.get(entity.slot());
         if d != ABSENT {
@@ -299,6 +300,7 @@ impl<T> Store<T> {
     ///
     /// O(1): the last dense element moves into the hole (its sparse back-pointer is repaired);
     /// if the hole was not last, the store is flagged unsettled.
+    #[inline]
     pub fn remove(&mut self, entity: Entity) -> Option<T> {
         let d = self.dense_index(entity)?;
         let last = self.entities.len() - 1;
