@@ -346,7 +346,11 @@ impl<T> Store<T> {
             .map_err(|_| StoreError::OutOfMemory)?;
         self.values
             .try_reserve(additional)
-            .map_err(|_| StoreError::OutOfMemory)
+            .map_err(|_| StoreError::OutOfMemory)?;
+        // The displacement flags grow with the columns; reserving them too spares a batch
+        // their reallocations. Failing here is harmless: `try_insert` reserves per push.
+        let _ = self.displaced.try_reserve(additional);
+        Ok(())
     }
 
     /// Sorts the dense columns by slot if they are out of order, so later ordered iteration is a
