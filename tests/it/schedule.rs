@@ -11,8 +11,8 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 
 use rota::rota_schedule::SystemPanics;
 use rota::{
-    ApplyReport, CommandError, Commands, Component, Entities, Entity, ParallelQuery, Query, Res,
-    ResMut, Resource, Schedule, ScheduleError, World, system,
+    ApplyReport, CommandError, CommandKind, Commands, Component, Entities, Entity, ParallelQuery,
+    Query, Res, ResMut, Resource, Schedule, ScheduleError, World, system,
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -850,7 +850,7 @@ fn commands_systems_never_share_a_batch_and_report_skipped_commands() {
             applied: 1,
             errors: vec![CommandError::EntityNotAlive {
                 index: 0,
-                command: "despawn",
+                command: CommandKind::Despawn,
                 component: None,
                 entity: victim,
             }]

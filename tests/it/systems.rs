@@ -6,8 +6,8 @@
 
 use rota::rota_core::system::{AccessKind, SplitError, system_ref};
 use rota::{
-    ApplyReport, CommandError, Commands, Component, Entities, Entity, Local, Query, QueryGetError,
-    Res, ResMut, Resource, System, SystemDescriptor, With, Without, World, system,
+    ApplyReport, CommandError, CommandKind, Commands, Component, Entities, Entity, Local, Query,
+    QueryGetError, Res, ResMut, Resource, System, SystemDescriptor, With, Without, World, system,
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -373,7 +373,7 @@ fn commands_against_an_entity_despawned_before_apply_are_reported() {
         report.errors,
         [CommandError::EntityNotAlive {
             index: 1,
-            command: "insert",
+            command: CommandKind::Insert,
             component: Some("Frozen"),
             entity: e,
         }]
@@ -413,6 +413,7 @@ fn query_get_reports_dead_entities_and_missing_components() {
                 seen.values.push(-1);
             }
             Ok((h, _)) => seen.values.push(h.0),
+            Err(other) => panic!("unexpected error: {other}"),
         }
     }
     let mut world = World::new();

@@ -5,8 +5,8 @@
 //! Every scenario ends with `world.check_invariants()`.
 
 use rota::{
-    CommandError, Component, Entities, Entity, EntityNotAlive, Resource, ResourceError, SpawnError,
-    World,
+    CommandError, CommandKind, Component, Entities, Entity, EntityNotAlive, Resource,
+    ResourceError, SpawnError, World,
 };
 
 #[derive(Component, Debug, Clone, PartialEq)]
@@ -563,7 +563,7 @@ fn applying_a_despawn_of_an_entity_that_died_meanwhile_is_reported() {
         report.errors,
         [CommandError::EntityNotAlive {
             index: 1,
-            command: "despawn",
+            command: CommandKind::Despawn,
             component: None,
             entity: e,
         }]
@@ -598,13 +598,13 @@ fn insert_after_despawn_in_one_buffer_is_reported_and_does_not_half_apply() {
         [
             CommandError::EntityNotAlive {
                 index: 1,
-                command: "insert",
+                command: CommandKind::Insert,
                 component: Some("B"),
                 entity: e,
             },
             CommandError::EntityNotAlive {
                 index: 2,
-                command: "remove",
+                command: CommandKind::Remove,
                 component: Some("A"),
                 entity: e,
             },
@@ -723,7 +723,7 @@ fn commands_for_a_spawn_whose_reservation_was_taken_do_not_touch_another_entity(
     );
     assert!(matches!(
         report.errors[1],
-        CommandError::ReservationFailed { index: 1, command: "insert", component: Some("B"), entity } if entity == mine
+        CommandError::ReservationFailed { index: 1, command: CommandKind::Insert, component: Some("B"), entity } if entity == mine
     ));
     world.check_invariants().unwrap();
 }
@@ -785,4 +785,125 @@ fn commands_spawn_panics_when_no_slot_is_left() {
     let mut commands = world.commands();
     commands.spawn(());
     commands.spawn(());
+}
+
+#[test]
+fn a_bundle_naming_a_type_twice_keeps_the_later_value_in_every_spawn_path() {
+    let mut world = World::new();
+    let single = world.spawn_with((A(1), B(5), A(2)));
+    let batch = world.spawn_batch([(A(3), B(6), A(4)), (A(5), B(7), A(6))]);
+    let mut commands = world.commands();
+    let queued = commands.spawn((A(7), A(8)));
+    assert!(world.apply(commands.finish()).is_clean());
+    assert_eq!(world.get::<A>(single), Some(&A(2)));
+    assert_eq!(world.get::<A>(batch[0]), Some(&A(4)));
+    assert_eq!(world.get::<A>(batch[1]), Some(&A(6)));
+    assert_eq!(world.get::<B>(batch[1]), Some(&B(7)));
+    assert_eq!(world.get::<A>(queued), Some(&A(8)));
+    world.check_invariants().unwrap();
+    world.despawn(batch[0]).unwrap();
+    assert_eq!(world.store::<A>().unwrap().len(), 3);
+    world.check_invariants().unwrap();
+}
+
+#[test]
+fn despawn_batch_of_most_of_a_store_keeps_it_settled_and_ordered() {
+    let mut world = World::new();
+    let es = world.spawn_batch((0..100).map(|i| (A(i), B(i))));
+    // Every entity but multiples of 10, in a scrambled order, with a repeat and a dead handle.
+    let mut gone: Vec<Entity> = es.iter().copied().filter(|e| e.slot() % 10 != 0).collect();
+    gone.reverse();
+    gone.swap(3, 40);
+    gone.push(gone[0]);
+    let despawned = world.despawn_batch(gone);
+    assert_eq!(despawned, 90);
+    assert!(world.store::<A>().unwrap().is_settled());
+    assert!(world.store::<B>().unwrap().is_settled());
+    let left: Vec<u32> = world.query::<&A>().map(|a| a.0).collect();
+    assert_eq!(left, (0..100).step_by(10).collect::<Vec<u32>>());
+    world.check_invariants().unwrap();
+    // The freed slots are reused lowest first, and the reused slots hold nothing.
+    let fresh = world.spawn();
+    assert_eq!(fresh.slot(), 1);
+    assert!(!world.has::<A>(fresh) && !world.has::<B>(fresh));
+}
+
+#[test]
+fn despawn_batch_of_a_few_entities_matches_despawning_them_one_by_one() {
+    let mut batched = World::new();
+    let mut looped = World::new();
+    let es = batched.spawn_batch((0..200).map(|i| (A(i),)));
+    looped.spawn_batch((0..200).map(|i| (A(i),)));
+    let gone = [es[150], es[3], es[77]];
+    assert_eq!(batched.despawn_batch(gone), 3);
+    for e in gone {
+        looped.despawn(e).unwrap();
+    }
+    assert_eq!(a_b_contents(&batched), a_b_contents(&looped));
+    batched.check_invariants().unwrap();
+}
+
+/// A generic component: no per-type registry cell, so lookups take the `TypeId` path.
+#[derive(Component, Debug, PartialEq)]
+struct Numbered<const I: usize>(u32);
+
+#[test]
+fn seventy_component_types_cross_the_64_store_membership_boundary() {
+    macro_rules! each {
+        ($world:ident, $e:ident; $($i:literal)+) => {
+            $( $world.insert($e, Numbered::<$i>($i)).unwrap(); )+
+        };
+    }
+    let mut world = World::new();
+    let first = world.spawn_with((A(1),));
+    let e = world.spawn_with((A(2), B(2)));
+    each!(world, e; 0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28
+        29 30 31 32 33 34 35 36 37 38 39 40 41 42 43 44 45 46 47 48 49 50 51 52 53 54 55 56 57 58
+        59 60 61 62 63 64 65 66 67 68);
+    assert_eq!(world.component_names().count(), 71);
+    assert_eq!(world.get::<Numbered<67>>(e), Some(&Numbered(67)));
+    world.check_invariants().unwrap();
+    world.insert(first, Numbered::<68>(0)).unwrap();
+    world.despawn(e).unwrap();
+    assert_eq!(world.get::<Numbered<68>>(first), Some(&Numbered(0)));
+    assert_eq!(world.store::<Numbered<67>>().unwrap().len(), 0);
+    world.check_invariants().unwrap();
+}
+
+#[test]
+fn command_errors_name_the_command_kind() {
+    assert_eq!(CommandKind::Insert.to_string(), "insert");
+    let mut world = World::new();
+    let e = world.spawn();
+    world.despawn(e).unwrap();
+    let mut commands = world.commands();
+    commands.remove::<A>(e);
+    let report = world.apply(commands.finish());
+    assert_eq!(
+        report.errors,
+        [CommandError::EntityNotAlive {
+            index: 0,
+            command: CommandKind::Remove,
+            component: Some("A"),
+            entity: e,
+        }]
+    );
+    assert!(report.errors[0].to_string().contains("(remove A)"));
+}
+
+#[test]
+fn a_dead_entity_converts_into_a_query_get_error() {
+    fn lookup(world: &World, e: Entity) -> Result<u32, rota::QueryGetError> {
+        let alive: Result<(), EntityNotAlive> = if world.is_alive(e) {
+            Ok(())
+        } else {
+            Err(EntityNotAlive(e))
+        };
+        alive?;
+        Ok(world.get::<A>(e).map_or(0, |a| a.0))
+    }
+    let mut world = World::new();
+    let e = world.spawn();
+    world.despawn(e).unwrap();
+    assert_eq!(lookup(&world, e), Err(rota::QueryGetError::Dead(e)));
 }

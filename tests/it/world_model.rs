@@ -7,12 +7,14 @@
 //! values of several queries (which must be ascending slot order). A divergence or a library
 //! panic names the step index and the resolved operation.
 //!
-//! * `world_matches_oracle` — direct spawns (bundles of any subset, `spawn_batch`), despawns of
+//! * `world_matches_oracle` — direct spawns (bundles of any subset, `spawn_batch`, small and
+//!   large), `despawn_batch` (with repeated and dead handles), despawns of
 //!   live, stale, double-despawned and never-issued handles, insert/remove/`get_mut`, writing
 //!   `query_mut`, `settle`, and command buffers.
 //! * `commands_match_oracle` — the same model weighted towards command buffers: reservations
 //!   (lowest free slots ascending at record time, then fresh slots), commands against entities
-//!   despawned earlier in the same buffer, spawns whose reserved slot was taken (by a direct
+//!   despawned earlier in the same buffer, runs of consecutive same-typed spawns/inserts/removes
+//!   (applied grouped by store), spawns whose reserved slot was taken (by a direct
 //!   spawn between `finish` and `apply`, or by a queued closure), and the exact `ApplyReport`.
 //! * `queries_are_history_independent` — two different histories reaching the same contents
 //!   give identical query visits (order and values), before and after `settle`.
@@ -26,8 +28,8 @@ use proptest::collection::vec;
 use proptest::prelude::*;
 use proptest::test_runner::TestCaseError;
 use rota::{
-    ApplyReport, CommandError, Component, Entity, EntityNotAlive, QueryGetError, With, Without,
-    World,
+    ApplyReport, CommandError, CommandKind, Component, Entity, EntityNotAlive, QueryGetError, With,
+    Without, World,
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -609,6 +611,8 @@ enum Op {
     SpawnEmpty,
     SpawnBatch(u8, Vec<Vals>),
     Despawn(H),
+    /// `despawn_batch` of the handles, in order (repeats and dead handles included).
+    DespawnBatch(Vec<H>),
     Insert(H, Val),
     Remove(H, Kind),
     /// `get_mut` then overwrite with a value derived from the `u64`.
@@ -764,6 +768,12 @@ impl Harness {
                     Val::C(x) => self.insert(e, C(x)),
                     Val::D => self.insert(e, D),
                 }
+            }
+            Op::DespawnBatch(hs) => {
+                let es: Vec<Entity> = hs.iter().map(|h| self.resolve(*h)).collect();
+                let exp = es.iter().filter(|&&e| self.oracle.despawn(e)).count();
+                let got = self.world.despawn_batch(es.iter().copied());
+                check(format_args!("despawn_batch({es:?})"), got, exp)
             }
             Op::Remove(h, k) => {
                 let e = self.resolve(*h);
@@ -932,9 +942,9 @@ impl Harness {
         let mut failed: Vec<Entity> = Vec::new();
         for (index, rc) in resolved.iter().enumerate() {
             let target = match *rc {
-                RCmd::Despawn(e) => Some((e, "despawn", None)),
-                RCmd::Insert(e, v) => Some((e, "insert", Some(val_name(v)))),
-                RCmd::Remove(e, k) => Some((e, "remove", Some(kind_name(k)))),
+                RCmd::Despawn(e) => Some((e, CommandKind::Despawn, None)),
+                RCmd::Insert(e, v) => Some((e, CommandKind::Insert, Some(val_name(v)))),
+                RCmd::Remove(e, k) => Some((e, CommandKind::Remove, Some(kind_name(k)))),
                 RCmd::Spawn(..) | RCmd::QueueSpawn(_) => None,
             };
             if let Some((entity, command, component)) = target
@@ -967,7 +977,7 @@ impl Harness {
                     if self.oracle.despawn(e) {
                         Ok(())
                     } else {
-                        Err(not_alive("despawn", None, e))
+                        Err(not_alive(CommandKind::Despawn, None, e))
                     }
                 }
                 RCmd::Insert(e, v) => match self.oracle.row_mut(e) {
@@ -980,7 +990,7 @@ impl Harness {
                         }
                         Ok(())
                     }
-                    None => Err(not_alive("insert", Some(val_name(v)), e)),
+                    None => Err(not_alive(CommandKind::Insert, Some(val_name(v)), e)),
                 },
                 RCmd::Remove(e, k) => match self.oracle.row_mut(e) {
                     Some(row) => {
@@ -992,7 +1002,7 @@ impl Harness {
                         }
                         Ok(())
                     }
-                    None => Err(not_alive("remove", Some(kind_name(k)), e)),
+                    None => Err(not_alive(CommandKind::Remove, Some(kind_name(k)), e)),
                 },
                 RCmd::QueueSpawn(spec) => {
                     exp_queued.push(self.oracle.spawn(row_of(spec.mask, &spec.vals)));
@@ -1199,9 +1209,39 @@ fn cmd() -> impl Strategy<Value = Cmd> {
     ]
 }
 
+fn val_of(k: Kind, x: u64) -> Val {
+    match k {
+        Kind::A => Val::A(x as u32),
+        Kind::B => Val::B(x as u32),
+        Kind::C => Val::C(x),
+        Kind::D => Val::D,
+    }
+}
+
+/// Consecutive commands of one kind and one bundle/component type: `World::apply` applies such
+/// a run with one store lookup, so the model must see them side by side.
+fn cmd_run() -> impl Strategy<Value = Vec<Cmd>> {
+    prop_oneof![
+        (0u8..16, vec(vals(), 1..6)).prop_map(|(mask, vs)| vs
+            .into_iter()
+            .map(|vals| Cmd::Spawn(Spec { mask, vals }))
+            .collect()),
+        (kind(), vec((cmd_handle(), 0u64..1000), 1..6)).prop_map(|(k, hs)| hs
+            .into_iter()
+            .map(|(h, x)| Cmd::Insert(h, val_of(k, x)))
+            .collect()),
+        (kind(), vec(cmd_handle(), 1..6))
+            .prop_map(|(k, hs)| hs.into_iter().map(|h| Cmd::Remove(h, k)).collect()),
+    ]
+}
+
 fn commands_op(max_cmds: usize) -> impl Strategy<Value = Op> {
     (
-        vec(cmd(), 0..max_cmds),
+        vec(
+            prop_oneof![3 => cmd().prop_map(|c| vec![c]), 1 => cmd_run()],
+            0..max_cmds,
+        )
+        .prop_map(|runs| runs.into_iter().flatten().collect::<Vec<Cmd>>()),
         prop_oneof![5 => Just(Vec::new()), 1 => vec(spec(), 1..3)],
     )
         .prop_map(|(cmds, interleave)| Op::Commands { cmds, interleave })
@@ -1212,7 +1252,9 @@ fn op() -> impl Strategy<Value = Op> {
         5 => spec().prop_map(Op::Spawn),
         1 => Just(Op::SpawnEmpty),
         1 => (0u8..16, vec(vals(), 0..6)).prop_map(|(m, v)| Op::SpawnBatch(m, v)),
+        1 => (0u8..16, vec(vals(), 16..64)).prop_map(|(m, v)| Op::SpawnBatch(m, v)),
         6 => handle().prop_map(Op::Despawn),
+        2 => vec(handle(), 0..12).prop_map(Op::DespawnBatch),
         6 => (handle(), val()).prop_map(|(h, v)| Op::Insert(h, v)),
         4 => (handle(), kind()).prop_map(|(h, k)| Op::Remove(h, k)),
         2 => (handle(), kind(), 0u64..1000).prop_map(|(h, k, x)| Op::GetMut(h, k, x)),
@@ -1226,6 +1268,7 @@ fn commands_heavy_op() -> impl Strategy<Value = Op> {
     prop_oneof![
         6 => commands_op(16),
         3 => handle().prop_map(Op::Despawn),
+        1 => vec(handle(), 0..8).prop_map(Op::DespawnBatch),
         2 => spec().prop_map(Op::Spawn),
         1 => (0u8..16, vec(vals(), 0..4)).prop_map(|(m, v)| Op::SpawnBatch(m, v)),
         1 => (handle(), val()).prop_map(|(h, v)| Op::Insert(h, v)),

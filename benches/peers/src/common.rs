@@ -83,16 +83,18 @@ pub enum Workload {
     AddRemove,
     Schedule,
     HeavyCompute,
+    Despawn,
 }
 
 impl Workload {
-    pub const ALL: [Workload; 6] = [
+    pub const ALL: [Workload; 7] = [
         Workload::SimpleInsert,
         Workload::SimpleIter,
         Workload::FragmentedIter,
         Workload::AddRemove,
         Workload::Schedule,
         Workload::HeavyCompute,
+        Workload::Despawn,
     ];
 
     pub fn name(self) -> &'static str {
@@ -103,20 +105,28 @@ impl Workload {
             Workload::AddRemove => "add_remove",
             Workload::Schedule => "schedule",
             Workload::HeavyCompute => "heavy_compute",
+            Workload::Despawn => "despawn",
         }
     }
 }
 
 /// One timed case: `run` is one iteration of the workload, `digest` summarises the state.
+/// A case with a `prepare` step (despawn: spawn the entities to despawn) has it run, untimed,
+/// before every timed iteration.
 pub trait Bench {
     fn run(&mut self);
     fn digest(&mut self) -> f64;
+    fn prepare(&mut self) {}
+    fn has_prepare(&self) -> bool {
+        false
+    }
 }
 
 pub struct Case<W> {
     pub w: W,
     pub run: fn(&mut W),
     pub digest: fn(&mut W) -> f64,
+    pub prepare: Option<fn(&mut W)>,
 }
 
 impl<W> Bench for Case<W> {
@@ -126,10 +136,45 @@ impl<W> Bench for Case<W> {
     fn digest(&mut self) -> f64 {
         (self.digest)(&mut self.w)
     }
+    fn prepare(&mut self) {
+        if let Some(prepare) = self.prepare {
+            prepare(&mut self.w)
+        }
+    }
+    fn has_prepare(&self) -> bool {
+        self.prepare.is_some()
+    }
 }
 
 pub fn case<W: 'static>(w: W, run: fn(&mut W), digest: fn(&mut W) -> f64) -> Box<dyn Bench> {
-    Box::new(Case { w, run, digest })
+    Box::new(Case {
+        w,
+        run,
+        digest,
+        prepare: None,
+    })
+}
+
+/// A case whose `prepare` runs untimed before each timed `run`.
+pub fn prepared_case<W: 'static>(
+    w: W,
+    prepare: fn(&mut W),
+    run: fn(&mut W),
+    digest: fn(&mut W) -> f64,
+) -> Box<dyn Bench> {
+    Box::new(Case {
+        w,
+        run,
+        digest,
+        prepare: Some(prepare),
+    })
+}
+
+/// The despawn workload's order: a fixed permutation of `0..N` (the same for every library).
+pub fn despawn_order() -> Vec<usize> {
+    let mut order: Vec<usize> = (0..N).collect();
+    SplitMix64(0xDE5B_A3E5).shuffle(&mut order);
+    order
 }
 
 // ---- initial values (per entity, so a digest notices skipped or doubled entities) ----
@@ -229,6 +274,8 @@ pub fn reference(wl: Workload, iters: usize) -> f64 {
             (26 * FRAG_PER_TYPE) as f64 * d as f64
         }
         Workload::AddRemove => N as f64,
+        // Everything spawned by `prepare` is gone: no `Position` is left.
+        Workload::Despawn => 0.0,
         Workload::Schedule => {
             // [A, B, C, D, E], None = absent.
             let mut rows: Vec<[Option<f32>; 5]> = Vec::new();

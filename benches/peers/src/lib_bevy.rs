@@ -118,6 +118,20 @@ pub fn make(wl: Workload) -> Box<dyn Bench> {
             s.add_systems((ab, cd, ce));
             case((w, s), |(w, s)| s.run(w), |(w, _)| sched_digest(w))
         }
+        Workload::Despawn => prepared_case(
+            (World::new(), Vec::<Entity>::new(), despawn_order()),
+            |(w, es, order)| {
+                let spawned: Vec<Entity> = w.spawn_batch((0..N).map(bundle)).collect();
+                es.clear();
+                es.extend(order.iter().map(|&i| spawned[i]));
+            },
+            |(w, es, _)| {
+                for &e in es.iter() {
+                    assert!(w.despawn(e));
+                }
+            },
+            |(w, _, _)| sum_of::<Position>(w, |_| 1.0),
+        ),
         Workload::HeavyCompute => {
             let mut w = World::new();
             w.spawn_batch((0..HEAVY_N).map(heavy_bundle));

@@ -141,6 +141,20 @@ pub fn make(wl: Workload) -> Box<dyn Bench> {
                 |(w, _)| sched_digest(w),
             )
         }
+        Workload::Despawn => prepared_case(
+            (World::new(), Vec::<Entity>::new(), despawn_order()),
+            |(w, es, order)| {
+                let spawned = w.spawn_batch((0..N).map(bundle));
+                es.clear();
+                es.extend(order.iter().map(|&i| spawned[i]));
+            },
+            |(w, es, _)| {
+                for &e in es.iter() {
+                    w.despawn(e).expect("alive");
+                }
+            },
+            |(w, _, _)| w.len() as f64 + w.query_mut::<&Position>().count() as f64,
+        ),
         Workload::HeavyCompute => {
             let mut w = World::new();
             w.spawn_batch((0..HEAVY_N).map(heavy_bundle));

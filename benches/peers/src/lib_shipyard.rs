@@ -130,6 +130,20 @@ pub fn make(wl: Workload_) -> Box<dyn Bench> {
                 sched_digest,
             )
         }
+        Workload_::Despawn => prepared_case(
+            (World::new(), Vec::<EntityId>::new(), despawn_order()),
+            |(w, es, order)| {
+                let spawned: Vec<EntityId> = w.bulk_add_entity((0..N).map(bundle)).collect();
+                es.clear();
+                es.extend(order.iter().map(|&i| spawned[i]));
+            },
+            |(w, es, _)| {
+                for &e in es.iter() {
+                    assert!(w.delete_entity(e));
+                }
+            },
+            |(w, _, _)| sum_of::<Position>(w, |_| 1.0),
+        ),
         Workload_::HeavyCompute => {
             let mut w = World::new();
             w.bulk_add_entity((0..HEAVY_N).map(heavy_bundle));

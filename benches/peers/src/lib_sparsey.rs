@@ -125,6 +125,20 @@ pub fn make(wl: Workload) -> Box<dyn Bench> {
                 sched_digest,
             )
         }
+        Workload::Despawn => prepared_case(
+            (bundle_world(), Vec::<Entity>::new(), despawn_order()),
+            |(w, es, order)| {
+                let spawned: Vec<Entity> = w.extend((0..N).map(bundle)).to_vec();
+                es.clear();
+                es.extend(order.iter().map(|&i| spawned[i]));
+            },
+            |(w, es, _)| {
+                for &e in es.iter() {
+                    assert!(w.destroy(e));
+                }
+            },
+            |(w, _, _)| sum_of::<Position>(w, |_| 1.0),
+        ),
         Workload::HeavyCompute => {
             let mut w = bundle_world();
             w.extend((0..HEAVY_N).map(heavy_bundle));

@@ -14,6 +14,7 @@ mod common;
 mod chart;
 mod lib_bevy;
 mod lib_hecs;
+mod lib_plain;
 mod lib_rota;
 mod lib_shipyard;
 mod lib_sparsey;
@@ -25,6 +26,10 @@ use std::time::Instant;
 use common::{Bench, History, SplitMix64, Workload};
 
 pub const LIBS: [&str; 5] = ["rota", "hecs", "bevy_ecs", "shipyard", "sparsey"];
+
+/// The plain-Rust lower bound (`lib_plain.rs`): timed with the libraries, never one of them (it
+/// is not in the "fastest" ratio), reported as its own column and as rota ÷ plain.
+const PLAIN: &str = "plain";
 
 /// Libraries whose `schedule` case is a plain sequential loop (no scheduler of their own).
 const SEQUENTIAL_SCHEDULE: [(&str, &str); 2] = [
@@ -106,9 +111,13 @@ fn work_check() {
     const ITERS: usize = 3;
     for wl in Workload::ALL {
         let expected = common::reference(wl, ITERS);
-        for lib in LIBS {
-            let mut b = make(lib, wl);
+        let cases = LIBS
+            .iter()
+            .map(|&lib| (lib, make(lib, wl)))
+            .chain(lib_plain::make(wl).map(|b| (PLAIN, b)));
+        for (lib, mut b) in cases {
             for _ in 0..ITERS {
+                b.prepare();
                 b.run();
             }
             let got = b.digest();
@@ -135,6 +144,17 @@ struct Slot {
 }
 
 fn time_batch(b: &mut dyn Bench, batch: u32) -> f64 {
+    if b.has_prepare() {
+        // Each iteration needs fresh state: prepare untimed, time the run alone.
+        let mut total = 0.0;
+        for _ in 0..batch {
+            b.prepare();
+            let start = Instant::now();
+            b.run();
+            total += start.elapsed().as_nanos() as f64;
+        }
+        return total / batch as f64;
+    }
     let start = Instant::now();
     for _ in 0..batch {
         b.run();
@@ -187,8 +207,11 @@ fn main() {
     // Build every case, warm it up and calibrate its batch size.
     let mut slots: Vec<Slot> = Vec::new();
     for wl in Workload::ALL {
-        for lib in LIBS {
-            let mut bench = make(lib, wl);
+        let cases = LIBS
+            .iter()
+            .map(|&lib| (lib, make(lib, wl)))
+            .chain(lib_plain::make(wl).map(|b| (PLAIN, b)));
+        for (lib, mut bench) in cases {
             let mut one = f64::MAX;
             for _ in 0..3 {
                 one = one.min(time_batch(bench.as_mut(), 1));
@@ -214,6 +237,7 @@ fn main() {
             // Let the previous case's worker threads (rayon, bevy's task pool, rota's) stop
             // spinning, then one untimed iteration to bring this case's data back into cache.
             std::thread::sleep(std::time::Duration::from_millis(1));
+            s.bench.prepare();
             s.bench.run();
             for _ in 0..cfg.samples_per_visit {
                 let t = time_batch(s.bench.as_mut(), s.batch);
@@ -302,8 +326,12 @@ fn main() {
         md,
         "## Median time per iteration (ratio to the row's fastest; noise = IQR/median)\n"
     );
-    let _ = writeln!(md, "| workload | {} |", LIBS.join(" | "));
-    let _ = writeln!(md, "|---|{}", "---|".repeat(LIBS.len()));
+    let _ = writeln!(
+        md,
+        "| workload | {} | plain Rust (lower bound) | rota ÷ plain |",
+        LIBS.join(" | ")
+    );
+    let _ = writeln!(md, "|---|{}", "---|".repeat(LIBS.len() + 2));
     let mut ratios: Vec<(Workload, Vec<f64>)> = Vec::new();
     for wl in Workload::ALL {
         let row: Vec<Stats> = LIBS
@@ -329,7 +357,23 @@ fn main() {
                 }
             })
             .collect();
-        let _ = writeln!(md, "| {} | {} |", wl.name(), cells.join(" | "));
+        let plain = slots
+            .iter()
+            .find(|s| s.lib == PLAIN && s.wl == wl)
+            .map(|s| stats(&s.samples));
+        let (plain_cell, rota_over_plain) = match &plain {
+            Some(p) => (
+                format!("{} (±{:.0}%)", fmt_ns(p.median), p.noise * 100.0),
+                format!("{:.2}×", row[0].median / p.median),
+            ),
+            None => ("—".to_string(), "—".to_string()),
+        };
+        let _ = writeln!(
+            md,
+            "| {} | {} | {plain_cell} | {rota_over_plain} |",
+            wl.name(),
+            cells.join(" | ")
+        );
         ratios.push((wl, row.iter().map(|s| s.median / best).collect()));
     }
     let _ = writeln!(md, "\nHow each library runs each workload:\n");
@@ -345,7 +389,13 @@ fn main() {
          `par_iter` (rayon); sparsey `par_for_each` (rayon); hecs `iter_batched(64)` batches \
          over rayon `par_bridge` (hecs has no parallel iterator of its own).\n\
          * add_remove: shipyard through `World::add_component` / `World::delete_component`; \
-         bevy_ecs through `entity_mut(e).insert/remove`.\n",
+         bevy_ecs through `entity_mut(e).insert/remove`.\n\
+         * despawn: 10k entities with the four simple_insert components, spawned untimed before \
+         each iteration into the same world, then despawned one call at a time in one fixed \
+         shuffled order (rota `despawn`, hecs `despawn`, bevy_ecs `despawn`, shipyard \
+         `delete_entity`, sparsey `destroy`); only the despawns are timed.\n\
+         * plain Rust: the same values through plain `Vec`s indexed by entity number, no ECS \
+         (`benches/peers/src/lib_plain.rs`), for simple_insert, add_remove and despawn.\n",
         SEQUENTIAL_SCHEDULE
             .iter()
             .map(|(_, why)| *why)

@@ -2,6 +2,7 @@
 
 use crate::component::Component;
 use crate::entity::Entity;
+use crate::store::Store;
 use crate::world::{StoreEntry, World, downcast_mut};
 
 /// A tuple of up to 12 components, spawned together by `World::spawn_with`, `spawn_batch` and
@@ -9,41 +10,83 @@ use crate::world::{StoreEntry, World, downcast_mut};
 ///
 /// If a bundle names the same component type twice, the later value wins.
 ///
-/// This trait is implemented for tuples only; its methods are rota's plumbing.
+/// This trait is implemented for tuples only; its items are rota's plumbing.
 pub trait Bundle: Send + 'static {
-    /// Registers every component's store and records their indices in bundle order.
+    /// The bundle's store positions in `World::stores`, in bundle order (`[usize; N]`).
     #[doc(hidden)]
-    fn register(world: &mut World, indices: &mut Vec<usize>);
+    type Indices: AsRef<[usize]> + Copy;
+
+    /// Each component's store, typed: looked up and downcast once per batch.
+    #[doc(hidden)]
+    type Columns<'s>;
+
+    /// Registers every component's store and returns their positions in bundle order.
+    #[doc(hidden)]
+    fn register(world: &mut World) -> Self::Indices;
 
     /// Reserves room for `additional` values in every store of the bundle.
     #[doc(hidden)]
-    fn reserve(stores: &mut [StoreEntry], indices: &[usize], additional: usize);
+    fn reserve(stores: &mut [StoreEntry], indices: &Self::Indices, additional: usize);
 
-    /// Moves the components into their stores for `entity`.
+    /// The typed stores, or `None` if the bundle names a type twice (then use `insert`).
     #[doc(hidden)]
-    fn insert(self, stores: &mut [StoreEntry], indices: &[usize], entity: Entity);
+    fn columns<'s>(
+        stores: &'s mut [StoreEntry],
+        indices: &Self::Indices,
+    ) -> Option<Self::Columns<'s>>;
+
+    /// Appends the components for `entity`, whose slot no store holds (a fresh entity).
+    #[doc(hidden)]
+    fn push(self, columns: &mut Self::Columns<'_>, entity: Entity);
+
+    /// Moves the components into their stores for `entity`, one lookup each (any bundle).
+    #[doc(hidden)]
+    fn insert(self, stores: &mut [StoreEntry], indices: &Self::Indices, entity: Entity);
 }
 
 impl Bundle for () {
-    fn register(_: &mut World, _: &mut Vec<usize>) {}
-    fn reserve(_: &mut [StoreEntry], _: &[usize], _: usize) {}
-    fn insert(self, _: &mut [StoreEntry], _: &[usize], _: Entity) {}
+    type Indices = [usize; 0];
+    type Columns<'s> = ();
+    fn register(_: &mut World) -> [usize; 0] {
+        []
+    }
+    fn reserve(_: &mut [StoreEntry], _: &[usize; 0], _: usize) {}
+    fn columns(_: &mut [StoreEntry], _: &[usize; 0]) -> Option<()> {
+        Some(())
+    }
+    fn push(self, _: &mut (), _: Entity) {}
+    fn insert(self, _: &mut [StoreEntry], _: &[usize; 0], _: Entity) {}
 }
 
 macro_rules! impl_bundle {
     ($(($T:ident, $i:tt)),+) => {
         impl<$($T: Component),+> Bundle for ($($T,)+) {
-            fn register(world: &mut World, indices: &mut Vec<usize>) {
-                $(indices.push(world.register::<$T>());)+
+            type Indices = [usize; [$($i),+].len()];
+            type Columns<'s> = ($(&'s mut Store<$T>,)+);
+
+            fn register(world: &mut World) -> Self::Indices {
+                [$(world.register::<$T>()),+]
             }
-            fn reserve(stores: &mut [StoreEntry], indices: &[usize], additional: usize) {
+            fn reserve(stores: &mut [StoreEntry], indices: &Self::Indices, additional: usize) {
                 // A failed reservation is not an error here: inserts grow as needed.
                 $(
                     let _ = downcast_mut::<$T>(&mut *stores[indices[$i]].store)
                         .try_reserve(additional);
                 )+
             }
-            fn insert(self, stores: &mut [StoreEntry], indices: &[usize], entity: Entity) {
+            #[allow(non_snake_case)] // the bindings are named after the type they hold
+            fn columns<'s>(
+                stores: &'s mut [StoreEntry],
+                indices: &Self::Indices,
+            ) -> Option<Self::Columns<'s>> {
+                let [$($T),+] = stores.get_disjoint_mut(*indices).ok()?;
+                Some(($(downcast_mut::<$T>(&mut *$T.store),)+))
+            }
+            #[inline]
+            fn push(self, columns: &mut Self::Columns<'_>, entity: Entity) {
+                $(columns.$i.push_absent(entity, self.$i);)+
+            }
+            fn insert(self, stores: &mut [StoreEntry], indices: &Self::Indices, entity: Entity) {
                 $(downcast_mut::<$T>(&mut *stores[indices[$i]].store).insert(entity, self.$i);)+
             }
         }

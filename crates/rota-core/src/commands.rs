@@ -8,6 +8,16 @@
 //! change; you record despawns, inserts and spawns in a `Commands` buffer and apply it when the
 //! iteration is over. Schedules apply each system's buffer at fixed points (see `rota-schedule`).
 
+//!
+//! # Runs
+//!
+//! Consecutive spawns of one bundle type, and consecutive inserts or removes of one component
+//! type, are recorded as one typed *run*, applied with one store lookup for the whole run
+//! (`world/runs.rs`). Each command of a run is still checked and reported on its own, at its own
+//! index, in recorded order: grouping only ever joins neighbours, so no command moves past
+//! another.
+
+use std::any::Any;
 use std::fmt;
 use std::marker::PhantomData;
 use std::sync::{Mutex, PoisonError};
@@ -15,21 +25,194 @@ use std::sync::{Mutex, PoisonError};
 use crate::bundle::Bundle;
 use crate::component::Component;
 use crate::entity::{Entities, Entity, ReserveCursor};
-use crate::error::{CommandError, EntityNotAlive, SpawnError};
+use crate::error::{CommandError, CommandKind, SpawnError};
 use crate::system::{BundleDefers, DeferredBy, Unrestricted};
 use crate::world::World;
 
-type SpawnFn = Box<dyn FnOnce(&mut World, Entity) + Send>;
-type InsertFn = Box<dyn FnOnce(&mut World, Entity) -> Result<(), EntityNotAlive> + Send>;
-type RemoveFn = fn(&mut World, Entity) -> Result<(), EntityNotAlive>;
 type QueueFn = Box<dyn FnOnce(&mut World) + Send>;
 
 enum Command {
-    Spawn(Entity, SpawnFn),
     Despawn(Entity),
-    Insert(Entity, &'static str, InsertFn),
-    Remove(Entity, &'static str, RemoveFn),
     Queue(QueueFn),
+    /// Consecutive commands of one kind and one bundle or component type.
+    Run(Box<dyn CommandRun>),
+}
+
+impl Command {
+    /// Number of recorded commands this entry stands for.
+    fn len(&self) -> usize {
+        match self {
+            Command::Despawn(_) | Command::Queue(_) => 1,
+            Command::Run(run) => run.len(),
+        }
+    }
+}
+
+/// The state `World::apply` threads through a buffer.
+struct Applying {
+    /// Index of the next command in the buffer.
+    index: usize,
+    /// Reservations whose spawn was skipped: the handle now names whoever took the slot, so
+    /// every later command naming it is skipped too, or it would land on that other entity.
+    failed: Vec<Entity>,
+    report: ApplyReport,
+}
+
+impl Applying {
+    /// Decides one despawn/insert/remove command: applied (counted) or skipped (reported).
+    fn admit(
+        &mut self,
+        offset: usize,
+        kind: CommandKind,
+        component: Option<&'static str>,
+        entity: Entity,
+        alive: bool,
+    ) -> bool {
+        let index = self.index + offset;
+        let error = if self.failed.contains(&entity) {
+            CommandError::ReservationFailed {
+                index,
+                command: kind,
+                component,
+                entity,
+            }
+        } else if !alive {
+            CommandError::EntityNotAlive {
+                index,
+                command: kind,
+                component,
+                entity,
+            }
+        } else {
+            self.report.applied += 1;
+            return true;
+        };
+        self.report.errors.push(error);
+        false
+    }
+}
+
+/// A run of same-typed commands, type-erased so one buffer can hold runs of many types.
+trait CommandRun: Any + Send {
+    fn len(&self) -> usize;
+    fn apply(self: Box<Self>, world: &mut World, state: &mut Applying);
+}
+
+/// A concrete run: a `Vec` of its commands' items.
+trait Run: CommandRun + Sized {
+    type Item;
+    fn from_items(items: Vec<Self::Item>) -> Self;
+    fn items(&mut self) -> &mut Vec<Self::Item>;
+}
+
+struct SpawnRun<B>(Vec<(Entity, B)>);
+struct InsertRun<T>(Vec<(Entity, T)>);
+struct RemoveRun<T>(Vec<Entity>, PhantomData<fn() -> T>);
+
+impl<B: Bundle> Run for SpawnRun<B> {
+    type Item = (Entity, B);
+    fn from_items(items: Vec<(Entity, B)>) -> Self {
+        SpawnRun(items)
+    }
+    fn items(&mut self) -> &mut Vec<(Entity, B)> {
+        &mut self.0
+    }
+}
+
+impl<T: Component> Run for InsertRun<T> {
+    type Item = (Entity, T);
+    fn from_items(items: Vec<(Entity, T)>) -> Self {
+        InsertRun(items)
+    }
+    fn items(&mut self) -> &mut Vec<(Entity, T)> {
+        &mut self.0
+    }
+}
+
+impl<T: Component> Run for RemoveRun<T> {
+    type Item = Entity;
+    fn from_items(items: Vec<Entity>) -> Self {
+        RemoveRun(items, PhantomData)
+    }
+    fn items(&mut self) -> &mut Vec<Entity> {
+        &mut self.0
+    }
+}
+
+impl<B: Bundle> CommandRun for SpawnRun<B> {
+    fn len(&self) -> usize {
+        self.0.len()
+    }
+    fn apply(self: Box<Self>, world: &mut World, state: &mut Applying) {
+        let mut taken = Vec::new();
+        let len = self.0.len();
+        world.spawn_reserved_run(self.0, |k, entity| taken.push((k, entity)));
+        state.report.applied += len - taken.len();
+        for (k, entity) in taken {
+            state.failed.push(entity);
+            let index = state.index + k;
+            state
+                .report
+                .errors
+                .push(CommandError::ReservationTaken { index, entity });
+        }
+    }
+}
+
+impl<T: Component> CommandRun for InsertRun<T> {
+    fn len(&self) -> usize {
+        self.0.len()
+    }
+    fn apply(self: Box<Self>, world: &mut World, state: &mut Applying) {
+        world.insert_run(self.0, |k, entity, alive| {
+            state.admit(k, CommandKind::Insert, Some(T::NAME), entity, alive)
+        });
+    }
+}
+
+impl<T: Component> CommandRun for RemoveRun<T> {
+    fn len(&self) -> usize {
+        self.0.len()
+    }
+    fn apply(self: Box<Self>, world: &mut World, state: &mut Applying) {
+        world.remove_run::<T>(self.0, |k, entity, alive| {
+            state.admit(k, CommandKind::Remove, Some(T::NAME), entity, alive)
+        });
+    }
+}
+
+/// The recorded commands, with runs merged as they are recorded.
+#[derive(Default)]
+struct Recorded {
+    ops: Vec<Command>,
+    /// Number of commands (a run counts each of its commands).
+    len: usize,
+}
+
+impl Recorded {
+    /// Extends the last entry if it is a run of type `R`, else starts a new run.
+    fn push_run<R: Run>(&mut self, item: R::Item) {
+        self.len += 1;
+        if let Some(Command::Run(last)) = self.ops.last_mut() {
+            let last: &mut dyn Any = &mut **last;
+            if let Some(run) = last.downcast_mut::<R>() {
+                run.items().push(item);
+                return;
+            }
+        }
+        self.ops
+            .push(Command::Run(Box::new(R::from_items(vec![item]))));
+    }
+
+    fn push(&mut self, command: Command) {
+        self.len += 1;
+        self.ops.push(command);
+    }
+
+    fn append(&mut self, other: Recorded) {
+        self.len += other.len;
+        self.ops.extend(other.ops);
+    }
 }
 
 /// A buffer of structural changes for one world, applied by [`World::apply`] in recorded order.
@@ -77,7 +260,7 @@ enum Command {
 pub struct Commands<'w, S = Unrestricted> {
     entities: &'w Entities,
     cursor: ReserveCursor,
-    ops: Vec<Command>,
+    recorded: Recorded,
     /// A system's buffer hands its commands to the runner here when dropped.
     sink: Option<&'w Mutex<CommandQueue>>,
     _system: PhantomData<fn() -> S>,
@@ -86,11 +269,11 @@ pub struct Commands<'w, S = Unrestricted> {
 impl<S> Drop for Commands<'_, S> {
     fn drop(&mut self) {
         if let Some(sink) = self.sink {
-            let ops = std::mem::take(&mut self.ops);
+            let recorded = std::mem::take(&mut self.recorded);
             sink.lock()
                 .unwrap_or_else(PoisonError::into_inner)
-                .ops
-                .extend(ops);
+                .recorded
+                .append(recorded);
         }
     }
 }
@@ -98,7 +281,7 @@ impl<S> Drop for Commands<'_, S> {
 impl<S> fmt::Debug for Commands<'_, S> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Commands")
-            .field("len", &self.ops.len())
+            .field("len", &self.recorded.len)
             .finish()
     }
 }
@@ -109,7 +292,7 @@ impl<'w> Commands<'w, Unrestricted> {
         Commands {
             entities,
             cursor: ReserveCursor::default(),
-            ops: Vec::new(),
+            recorded: Recorded::default(),
             sink: None,
             _system: PhantomData,
         }
@@ -118,13 +301,13 @@ impl<'w> Commands<'w, Unrestricted> {
     /// Records an arbitrary change, run with the whole world when its turn comes. Not offered
     /// to systems: it could touch what they did not declare.
     pub fn queue(&mut self, f: impl FnOnce(&mut World) + Send + 'static) {
-        self.ops.push(Command::Queue(Box::new(f)));
+        self.recorded.push(Command::Queue(Box::new(f)));
     }
 
     /// Ends recording: the commands, no longer borrowing the world, ready for [`World::apply`].
     pub fn finish(mut self) -> CommandQueue {
         CommandQueue {
-            ops: std::mem::take(&mut self.ops),
+            recorded: std::mem::take(&mut self.recorded),
         }
     }
 }
@@ -135,7 +318,7 @@ impl<'w, S> Commands<'w, S> {
         Commands {
             entities,
             cursor: ReserveCursor::default(),
-            ops: Vec::new(),
+            recorded: Recorded::default(),
             sink: Some(sink),
             _system: PhantomData,
         }
@@ -143,12 +326,12 @@ impl<'w, S> Commands<'w, S> {
 
     /// Number of recorded commands.
     pub fn len(&self) -> usize {
-        self.ops.len()
+        self.recorded.len
     }
 
     /// Whether nothing is recorded.
     pub fn is_empty(&self) -> bool {
-        self.ops.is_empty()
+        self.recorded.len == 0
     }
 
     /// Reserves an entity now and records spawning it with `bundle`.
@@ -156,6 +339,7 @@ impl<'w, S> Commands<'w, S> {
     /// # Panics
     ///
     /// If the world has no slot left to reserve (see [`Commands::try_spawn`]).
+    #[track_caller]
     pub fn spawn<B: Bundle + BundleDefers<S>>(&mut self, bundle: B) -> Entity {
         match self.try_spawn(bundle) {
             Ok(e) => e,
@@ -173,62 +357,53 @@ impl<'w, S> Commands<'w, S> {
         bundle: B,
     ) -> Result<Entity, SpawnError> {
         let entity = self.entities.reserve(&mut self.cursor)?;
-        self.ops.push(Command::Spawn(
-            entity,
-            Box::new(move |world, e| world.insert_bundle_unchecked(e, bundle)),
-        ));
+        self.recorded.push_run::<SpawnRun<B>>((entity, bundle));
         Ok(entity)
     }
 
     /// Records despawning `entity`.
     pub fn despawn(&mut self, entity: Entity) {
-        self.ops.push(Command::Despawn(entity));
+        self.recorded.push(Command::Despawn(entity));
     }
 
     /// Records inserting (or replacing) `entity`'s `T`.
     pub fn insert<T: Component + DeferredBy<S>>(&mut self, entity: Entity, component: T) {
-        self.ops.push(Command::Insert(
-            entity,
-            T::NAME,
-            Box::new(move |world, e| world.insert(e, component).map(drop)),
-        ));
+        self.recorded.push_run::<InsertRun<T>>((entity, component));
     }
 
     /// Records removing `entity`'s `T` (nothing happens if it has none).
     pub fn remove<T: Component + DeferredBy<S>>(&mut self, entity: Entity) {
-        self.ops.push(Command::Remove(entity, T::NAME, |world, e| {
-            world.remove::<T>(e).map(drop)
-        }));
+        self.recorded.push_run::<RemoveRun<T>>(entity);
     }
 }
 
 /// Recorded commands that no longer borrow the world; see [`Commands::finish`].
 #[derive(Default)]
 pub struct CommandQueue {
-    ops: Vec<Command>,
+    recorded: Recorded,
 }
 
 impl CommandQueue {
     /// Number of recorded commands.
     pub fn len(&self) -> usize {
-        self.ops.len()
+        self.recorded.len
     }
 
     /// Whether nothing is recorded.
     pub fn is_empty(&self) -> bool {
-        self.ops.is_empty()
+        self.recorded.len == 0
     }
 
     /// Appends `other`'s commands after this queue's.
     pub fn append(&mut self, other: CommandQueue) {
-        self.ops.extend(other.ops);
+        self.recorded.append(other.recorded);
     }
 }
 
 impl fmt::Debug for CommandQueue {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("CommandQueue")
-            .field("len", &self.ops.len())
+            .field("len", &self.recorded.len)
             .finish()
     }
 }
@@ -268,79 +443,30 @@ impl World {
     /// A command against an entity that died meanwhile (or a spawn whose reserved slot was taken)
     /// is skipped whole and reported; it never panics and never half-applies.
     pub fn apply(&mut self, commands: CommandQueue) -> ApplyReport {
-        self.apply_ops(commands.ops)
-    }
-
-    fn apply_ops(&mut self, ops: Vec<Command>) -> ApplyReport {
-        let mut report = ApplyReport::default();
-        // Reservations whose spawn was skipped: the handle now names whoever took the slot, so
-        // every later command naming it is skipped too, or it would land on that other entity.
-        let mut failed: Vec<Entity> = Vec::new();
-        for (index, op) in ops.into_iter().enumerate() {
-            let target = match &op {
-                Command::Despawn(e) => Some((*e, "despawn", None)),
-                Command::Insert(e, n, _) => Some((*e, "insert", Some(*n))),
-                Command::Remove(e, n, _) => Some((*e, "remove", Some(*n))),
-                Command::Spawn(..) | Command::Queue(_) => None,
-            };
-            if let Some((entity, command, component)) = target
-                && failed.contains(&entity)
-            {
-                report.errors.push(CommandError::ReservationFailed {
-                    index,
-                    command,
-                    component,
-                    entity,
-                });
-                continue;
-            }
-            let result = match op {
-                Command::Spawn(entity, spawn) => match self.entities.spawn_reserved(entity) {
-                    Ok(()) => {
-                        spawn(self, entity);
-                        Ok(())
-                    }
-                    Err(_) => {
-                        failed.push(entity);
-                        Err(CommandError::ReservationTaken { index, entity })
-                    }
-                },
+        let mut state = Applying {
+            index: 0,
+            failed: Vec::new(),
+            report: ApplyReport::default(),
+        };
+        for op in commands.recorded.ops {
+            let len = op.len();
+            match op {
                 Command::Despawn(entity) => {
-                    self.despawn(entity)
-                        .map_err(|_| CommandError::EntityNotAlive {
-                            index,
-                            command: "despawn",
-                            component: None,
-                            entity,
-                        })
-                }
-                Command::Insert(entity, name, insert) => {
-                    insert(self, entity).map_err(|_| CommandError::EntityNotAlive {
-                        index,
-                        command: "insert",
-                        component: Some(name),
-                        entity,
-                    })
-                }
-                Command::Remove(entity, name, remove) => {
-                    remove(self, entity).map_err(|_| CommandError::EntityNotAlive {
-                        index,
-                        command: "remove",
-                        component: Some(name),
-                        entity,
-                    })
+                    let alive = self.is_alive(entity);
+                    if state.admit(0, CommandKind::Despawn, None, entity, alive) {
+                        self.despawn(entity)
+                            .expect("a live entity can be despawned");
+                    }
                 }
                 Command::Queue(f) => {
                     f(self);
-                    Ok(())
+                    state.report.applied += 1;
                 }
-            };
-            match result {
-                Ok(()) => report.applied += 1,
-                Err(e) => report.errors.push(e),
+                Command::Run(run) => run.apply(self, &mut state),
             }
+            state.index += len;
         }
         self.settle();
-        report
+        state.report
     }
 }

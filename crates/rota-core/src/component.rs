@@ -34,6 +34,14 @@ pub trait Component: 'static + Send + Sync + Sized {
     /// aliasing is checked by `TypeId` when a system is first set up (before it runs), not at
     /// compile time. There is deliberately no default: a hand-written impl must choose.
     const UNIQUE_KEY: Option<&'static str>;
+
+    /// Generated code only: a per-type cell the world uses to find this type's store with one
+    /// array index (`world/registry.rs`). The derive gives each non-generic type its own static;
+    /// `None` (generic or hand-written types) falls back to a `TypeId` search.
+    #[doc(hidden)]
+    fn __registry_cell() -> Option<&'static std::sync::atomic::AtomicU32> {
+        None
+    }
 }
 
 /// A type that can be stored once per world as a resource (a grid, an RNG, statistics).

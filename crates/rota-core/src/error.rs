@@ -9,6 +9,7 @@ pub struct EntityNotAlive(pub Entity);
 
 /// Why an entity could not be spawned.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum SpawnError {
     /// Every slot below the limit is alive or retired.
     #[error("no entity slot left: all {limit} slots are alive or retired")]
@@ -23,6 +24,7 @@ pub enum SpawnError {
 
 /// Why a store operation failed.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum StoreError {
     /// A dense column or sparse page could not grow; the store is unchanged.
     #[error("out of memory while growing a component store; the store is unchanged")]
@@ -31,6 +33,7 @@ pub enum StoreError {
 
 /// Why a resource could not be provided.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum ResourceError {
     /// No resource of this type is stored in the world.
     #[error("resource `{resource}` is not in the world (insert it with World::insert_resource)")]
@@ -42,6 +45,7 @@ pub enum ResourceError {
 
 /// Why a single-entity query lookup (`query_one`, `Query::get`) found nothing.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum QueryGetError {
     /// The entity is dead or the handle stale.
     #[error("entity {0} is not alive")]
@@ -58,6 +62,14 @@ pub enum QueryGetError {
     },
 }
 
+/// `?` on an [`EntityNotAlive`] inside a function returning [`QueryGetError`] gives
+/// [`QueryGetError::Dead`].
+impl From<EntityNotAlive> for QueryGetError {
+    fn from(EntityNotAlive(entity): EntityNotAlive) -> QueryGetError {
+        QueryGetError::Dead(entity)
+    }
+}
+
 /// A query's accesses conflict with each other: it names one component twice and at least one
 /// of the two is mutable.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -69,16 +81,46 @@ pub struct QueryAliasError {
     pub component: &'static str,
 }
 
+/// Which recorded command a [`CommandError`] is about (spawns have their own variant).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[non_exhaustive]
+pub enum CommandKind {
+    /// `Commands::despawn`.
+    Despawn,
+    /// `Commands::insert`.
+    Insert,
+    /// `Commands::remove`.
+    Remove,
+}
+
+impl CommandKind {
+    /// The command's name as written in `Commands` (`"despawn"`, `"insert"`, `"remove"`).
+    pub const fn name(self) -> &'static str {
+        match self {
+            CommandKind::Despawn => "despawn",
+            CommandKind::Insert => "insert",
+            CommandKind::Remove => "remove",
+        }
+    }
+}
+
+impl std::fmt::Display for CommandKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
 /// A command skipped by `World::apply`; it changed nothing.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum CommandError {
     /// The command's entity was not alive when the command's turn came.
     #[error("command #{index} ({command}{}) skipped: entity {entity} is not alive", component.map(|c| format!(" {c}")).unwrap_or_default())]
     EntityNotAlive {
         /// Position of the command in its buffer.
         index: usize,
-        /// `"despawn"`, `"insert"` or `"remove"`.
-        command: &'static str,
+        /// Despawn, insert or remove.
+        command: CommandKind,
         /// The component inserted or removed, if any.
         component: Option<&'static str>,
         /// The entity.
@@ -104,8 +146,8 @@ pub enum CommandError {
     ReservationFailed {
         /// Position of the command in its buffer.
         index: usize,
-        /// `"despawn"`, `"insert"` or `"remove"`.
-        command: &'static str,
+        /// Despawn, insert or remove.
+        command: CommandKind,
         /// The component inserted or removed, if any.
         component: Option<&'static str>,
         /// The reserved handle.

@@ -175,6 +175,7 @@ impl<T> Store<T> {
     /// # Panics
     ///
     /// Only if memory runs out, like `Vec::push`; [`Store::try_insert`] reports that instead.
+    #[track_caller]
     pub fn insert(&mut self, entity: Entity, value: T) -> Option<T> {
         match self.try_insert(entity, value) {
             Ok(old) => old,
@@ -189,6 +190,7 @@ impl<T> Store<T> {
     /// # Errors
     ///
     /// [`StoreError::OutOfMemory`] if a column or sparse page could not grow.
+    #[inline]
     pub fn try_insert(&mut self, entity: Entity, value: T) -> Result<Option<T>, (StoreError, T)> {
         let d = self.sparse.get(entity.slot());
         if d != ABSENT {
@@ -225,10 +227,81 @@ impl<T> Store<T> {
         Ok(None)
     }
 
+    /// Appends `value` for an entity whose slot the store does not hold (a freshly spawned
+    /// entity in a `World`). Skips `try_insert`'s presence check; settledness is kept exactly as
+    /// `insert` would: an append above the highest clean slot stays settled.
+    ///
+    /// # Panics
+    ///
+    /// If memory runs out.
+    #[inline]
+    pub(crate) fn push_absent(&mut self, entity: Entity, value: T) {
+        debug_assert_eq!(self.sparse.get(entity.slot()), ABSENT, "slot already held");
+        let index = u32::try_from(self.entities.len()).expect("a store holds < 2^32 values");
+        if self.sparse.try_set(entity.slot(), index).is_err() {
+            panic!("{}", StoreError::OutOfMemory);
+        }
+        let in_order = match (self.entities.last(), self.displaced.last()) {
+            (None, _) => true,
+            (Some(last), Some(false)) => last.slot() < entity.slot(),
+            _ => false,
+        };
+        self.entities.push(entity);
+        self.values.push(value);
+        self.displaced.push(!in_order);
+        self.displaced_count += usize::from(!in_order);
+    }
+
+    /// Removes every entity of `gone` the store holds (others are ignored), returning how many.
+    ///
+    /// Few removals swap-remove one by one (O(1) each, flagging disorder); many compact the
+    /// columns in one order-preserving pass, O(len + gone), which leaves a settled store settled.
+    pub(crate) fn remove_many(&mut self, gone: &[Entity]) -> usize {
+        // Compaction walks every value once; swap-removes cost O(1) each but leave displaced
+        // elements for the next settle (O(n + k log k)). Past one removal in 16, compact.
+        if gone.len() * 16 < self.entities.len() {
+            return gone.iter().filter(|&&e| self.remove(e).is_some()).count();
+        }
+        let mut removed = 0;
+        for &e in gone {
+            if self.dense_index(e).is_some() {
+                self.sparse.set_existing(e.slot(), ABSENT);
+                removed += 1;
+            }
+        }
+        if removed == 0 {
+            return 0;
+        }
+        // A removed element is one whose sparse entry was just cleared.
+        let sparse = &self.sparse;
+        let keep: Vec<bool> = self
+            .entities
+            .iter()
+            .map(|e| sparse.get(e.slot()) != ABSENT)
+            .collect();
+        let mut k = keep.iter();
+        self.entities.retain(|_| *k.next().unwrap_or(&false));
+        let mut k = keep.iter();
+        self.values.retain(|_| *k.next().unwrap_or(&false));
+        let mut k = keep.iter();
+        self.displaced.retain(|_| *k.next().unwrap_or(&false));
+        for (i, e) in self.entities.iter().enumerate() {
+            self.sparse.set_existing(e.slot(), i as u32);
+        }
+        // `retain` keeps relative order, so clean elements stay ascending.
+        self.displaced_count = self.displaced.iter().filter(|&&f| f).count();
+        if self.entities.len() <= 1 && self.displaced_count > 0 {
+            self.displaced.fill(false);
+            self.displaced_count = 0;
+        }
+        removed
+    }
+
     /// Removes and returns `entity`'s value, if the store holds one for exactly this entity.
     ///
     /// O(1): the last dense element moves into the hole (its sparse back-pointer is repaired);
     /// if the hole was not last, the store is flagged unsettled.
+    #[inline]
     pub fn remove(&mut self, entity: Entity) -> Option<T> {
         let d = self.dense_index(entity)?;
         let last = self.entities.len() - 1;
@@ -274,7 +347,11 @@ impl<T> Store<T> {
             .map_err(|_| StoreError::OutOfMemory)?;
         self.values
             .try_reserve(additional)
-            .map_err(|_| StoreError::OutOfMemory)
+            .map_err(|_| StoreError::OutOfMemory)?;
+        // The displacement flags grow with the columns; reserving them too spares a batch
+        // their reallocations. Failing here is harmless: `try_insert` reserves per push.
+        let _ = self.displaced.try_reserve(additional);
+        Ok(())
     }
 
     /// Sorts the dense columns by slot if they are out of order, so later ordered iteration is a

@@ -37,7 +37,18 @@ impl SparsePages {
     }
 
     /// Sets `slot`'s entry, allocating its page if needed. Only fails before changing anything.
+    #[inline]
     pub(crate) fn try_set(&mut self, slot: u32, index: u32) -> Result<(), SparseAllocError> {
+        if let Some(Some(page)) = self.pages.get_mut((slot >> PAGE_BITS) as usize) {
+            page[(slot & PAGE_MASK) as usize] = index;
+            return Ok(());
+        }
+        self.try_set_new_page(slot, index)
+    }
+
+    /// `try_set` for a slot whose page does not exist yet (once per 4096 slots).
+    #[cold]
+    fn try_set_new_page(&mut self, slot: u32, index: u32) -> Result<(), SparseAllocError> {
         let page = (slot >> PAGE_BITS) as usize;
         if page >= self.pages.len() {
             self.pages

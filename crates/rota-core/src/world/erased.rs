@@ -12,6 +12,8 @@ use crate::store::index::StoreIndex;
 pub(crate) trait ErasedStore: Any + Send + Sync {
     /// Removes `entity`'s value if present; used by the despawn cascade.
     fn remove_entity(&mut self, entity: Entity);
+    /// Removes every held entity of `gone`; used by `despawn_batch`. Returns how many.
+    fn remove_many(&mut self, gone: &[Entity]) -> usize;
     fn settle(&mut self);
     fn len(&self) -> usize;
     fn check_invariants(&self) -> Result<(), String>;
@@ -27,6 +29,9 @@ pub(crate) trait ErasedStore: Any + Send + Sync {
 impl<T: Component> ErasedStore for Store<T> {
     fn remove_entity(&mut self, entity: Entity) {
         self.remove(entity);
+    }
+    fn remove_many(&mut self, gone: &[Entity]) -> usize {
+        Store::remove_many(self, gone)
     }
     fn settle(&mut self) {
         Store::settle(self)

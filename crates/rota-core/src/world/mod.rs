@@ -1,10 +1,12 @@
 //! The `World`: the entity allocator, one store per component type, resources and the tick.
 
 mod erased;
+mod membership;
+mod registry;
 pub(crate) mod resources;
+mod runs;
 
 use std::any::TypeId;
-use std::collections::BTreeMap;
 
 use crate::bundle::Bundle;
 use crate::component::Component;
@@ -12,10 +14,12 @@ use crate::entity::{Entities, Entity};
 use crate::error::{EntityNotAlive, SpawnError};
 use crate::store::Store;
 pub(crate) use erased::{ErasedStore, downcast_mut, downcast_ref};
+use membership::Membership;
+use registry::Registry;
 pub(crate) use resources::Resources;
 
 /// One registered store (rota's plumbing, opaque outside the crate). `World::stores` is a `Vec`
-/// in registration order; that order — never the `TypeId` map's — is what any walk over all
+/// in registration order; that order — never the lookup registry's — is what any walk over all
 /// stores uses (the despawn cascade, checksums).
 pub struct StoreEntry {
     pub(crate) type_id: TypeId,
@@ -53,7 +57,10 @@ pub struct StoreEntry {
 pub struct World {
     pub(crate) entities: Entities,
     pub(crate) stores: Vec<StoreEntry>,
-    store_index: BTreeMap<TypeId, usize>,
+    /// Component type → position in `stores`; lookup only, never iterated.
+    registry: Registry,
+    /// Which stores hold each slot, so a despawn visits only the entity's own components.
+    membership: Membership,
     pub(crate) resources: Resources,
     tick: u64,
 }
@@ -93,7 +100,8 @@ impl World {
         World {
             entities,
             stores: Vec::new(),
-            store_index: BTreeMap::new(),
+            registry: Registry::default(),
+            membership: Membership::default(),
             resources: Resources::default(),
             tick: 0,
         }
@@ -139,6 +147,7 @@ impl World {
     /// # Panics
     ///
     /// If the allocator has no slot left (see [`World::try_spawn_with`] for the fallible form).
+    #[track_caller]
     pub fn spawn(&mut self) -> Entity {
         self.spawn_with(())
     }
@@ -157,6 +166,7 @@ impl World {
     /// # Panics
     ///
     /// If the allocator has no slot left (see [`World::try_spawn_with`]).
+    #[track_caller]
     pub fn spawn_with<B: Bundle>(&mut self, bundle: B) -> Entity {
         match self.try_spawn_with(bundle) {
             Ok(e) => e,
@@ -177,8 +187,10 @@ impl World {
 
     /// Spawns one entity per bundle, in iteration order, returning their handles.
     ///
-    /// Faster than a loop of [`World::spawn_with`]: stores are looked up once and reserved for
-    /// the iterator's size hint. Stops early, returning what was spawned, if slots run out.
+    /// Faster than a loop of [`World::spawn_with`]: each component's store is looked up once
+    /// and reserved for the iterator's size hint, then every entity's components are appended
+    /// to the typed stores. Fresh slots ascend, so stores that were settled stay settled. Stops
+    /// early, returning what was spawned, if slots run out.
     ///
     /// ```
     /// # use rota_core::{Component, World};
@@ -195,29 +207,58 @@ impl World {
         I: IntoIterator<Item = B>,
     {
         let bundles = bundles.into_iter();
-        let mut indices = Vec::new();
-        B::register(self, &mut indices);
+        let indices = B::register(self);
         let hint = bundles.size_hint().0;
         B::reserve(&mut self.stores, &indices, hint);
         let mut out = Vec::with_capacity(hint);
-        for bundle in bundles {
-            let Ok(entity) = self.entities.spawn() else {
-                break;
-            };
-            bundle.insert(&mut self.stores, &indices, entity);
-            out.push(entity);
+        let World {
+            entities,
+            stores,
+            membership,
+            ..
+        } = self;
+        membership.reserve_slots(entities.slot_count().saturating_add(hint));
+        if let Some(mut columns) = B::columns(stores, &indices) {
+            for bundle in bundles {
+                let Ok(entity) = entities.spawn() else { break };
+                bundle.push(&mut columns, entity);
+                for &i in indices.as_ref() {
+                    membership.set(entity.slot(), i);
+                }
+                out.push(entity);
+            }
+        } else {
+            // The bundle names a type twice: one lookup per component, the later value wins.
+            for bundle in bundles {
+                let Ok(entity) = entities.spawn() else { break };
+                bundle.insert(stores, &indices, entity);
+                for &i in indices.as_ref() {
+                    membership.set(entity.slot(), i);
+                }
+                out.push(entity);
+            }
         }
         out
     }
 
-    /// Inserts `bundle` for an entity known to be alive (a just-applied reservation).
+    /// Inserts `bundle` for an entity known to be alive and to hold no component (a fresh
+    /// spawn or a just-applied reservation).
     pub(crate) fn insert_bundle_unchecked<B: Bundle>(&mut self, entity: Entity, bundle: B) {
-        let mut indices = Vec::new();
-        B::register(self, &mut indices);
-        bundle.insert(&mut self.stores, &indices, entity);
+        let indices = B::register(self);
+        if let Some(mut columns) = B::columns(&mut self.stores, &indices) {
+            bundle.push(&mut columns, entity);
+        } else {
+            bundle.insert(&mut self.stores, &indices, entity);
+        }
+        for &i in indices.as_ref() {
+            self.membership.set(entity.slot(), i);
+        }
     }
 
-    /// Despawns `entity`, removing its components from every store before the slot is freed.
+    /// Despawns `entity`, removing its components before the slot is freed.
+    ///
+    /// Cost: one removal per component the entity has (found through a per-slot bitset of
+    /// stores), not one probe per registered component type.
     ///
     /// # Errors
     ///
@@ -226,10 +267,53 @@ impl World {
         if !self.entities.is_alive(entity) {
             return Err(EntityNotAlive(entity));
         }
-        for entry in &mut self.stores {
-            entry.store.remove_entity(entity);
-        }
+        let stores = &mut self.stores;
+        self.membership
+            .take(entity.slot(), |i| stores[i].store.remove_entity(entity));
         self.entities.despawn(entity)
+    }
+
+    /// Despawns every live entity of `entities`, returning how many were despawned; dead,
+    /// stale and repeated handles are skipped. The result equals a loop of [`World::despawn`]
+    /// ignoring errors.
+    ///
+    /// Each store is visited once, with all of the batch's entities it holds: a store losing
+    /// many values is compacted in one order-preserving pass (it stays settled) instead of
+    /// being swap-removed value by value.
+    ///
+    /// ```
+    /// # use rota_core::{Component, World};
+    /// # struct Id(u32);
+    /// # impl Component for Id { const NAME: &'static str = "Id"; }
+    /// let mut world = World::new();
+    /// let es = world.spawn_batch((0..10).map(|i| (Id(i),)));
+    /// assert_eq!(world.despawn_batch(es.iter().rev().copied().step_by(2)), 5);
+    /// assert_eq!(world.despawn_batch([es[9], es[0]]), 1); // es[9] is already gone
+    /// let ids: Vec<u32> = world.query::<&Id>().map(|id| id.0).collect();
+    /// assert_eq!(ids, [2, 4, 6, 8]);
+    /// ```
+    pub fn despawn_batch<I>(&mut self, entities: I) -> usize
+    where
+        I: IntoIterator<Item = Entity>,
+    {
+        let mut per_store: Vec<Vec<Entity>> = vec![Vec::new(); self.stores.len()];
+        let mut despawned = 0;
+        for entity in entities {
+            // The allocator refuses dead and repeated handles. No spawn can run before the
+            // stores are cleaned below, so a freed slot is not reused while still held.
+            if self.entities.despawn(entity).is_err() {
+                continue;
+            }
+            despawned += 1;
+            self.membership
+                .take(entity.slot(), |i| per_store[i].push(entity));
+        }
+        for (entry, gone) in self.stores.iter_mut().zip(&per_store) {
+            if !gone.is_empty() {
+                entry.store.remove_many(gone);
+            }
+        }
+        despawned
     }
 
     /// Adds or replaces `entity`'s `T`, returning the value replaced.
@@ -245,7 +329,10 @@ impl World {
         if !self.entities.is_alive(entity) {
             return Err(EntityNotAlive(entity));
         }
-        Ok(self.store_mut_or_register::<T>().insert(entity, component))
+        let i = self.register::<T>();
+        let old = downcast_mut::<T>(&mut *self.stores[i].store).insert(entity, component);
+        self.membership.set(entity.slot(), i);
+        Ok(old)
     }
 
     /// Removes and returns `entity`'s `T`, if it has one.
@@ -257,7 +344,14 @@ impl World {
         if !self.entities.is_alive(entity) {
             return Err(EntityNotAlive(entity));
         }
-        Ok(self.store_mut::<T>().and_then(|s| s.remove(entity)))
+        let Some(i) = self.registry.position::<T>() else {
+            return Ok(None);
+        };
+        let old = downcast_mut::<T>(&mut *self.stores[i].store).remove(entity);
+        if old.is_some() {
+            self.membership.clear(entity.slot(), i);
+        }
+        Ok(old)
     }
 
     /// `entity`'s `T`, if it is alive and has one.
@@ -283,37 +377,36 @@ impl World {
     /// The store of `T`, if any `T` was ever inserted. Read-only: a store may only hold live
     /// entities, so changes go through the world.
     pub fn store<T: Component>(&self) -> Option<&Store<T>> {
-        let &i = self.store_index.get(&TypeId::of::<T>())?;
+        let i = self.registry.position::<T>()?;
         Some(downcast_ref::<T>(&*self.stores[i].store))
     }
 
-    pub(crate) fn store_mut<T: Component>(&mut self) -> Option<&mut Store<T>> {
-        let &i = self.store_index.get(&TypeId::of::<T>())?;
+    /// Values only: membership changes must go through the world (see `membership.rs`).
+    fn store_mut<T: Component>(&mut self) -> Option<&mut Store<T>> {
+        let i = self.registry.position::<T>()?;
         Some(downcast_mut::<T>(&mut *self.stores[i].store))
     }
 
-    fn store_mut_or_register<T: Component>(&mut self) -> &mut Store<T> {
-        let i = self.register::<T>();
-        downcast_mut::<T>(&mut *self.stores[i].store)
-    }
-
     /// Registers `T`'s store if needed and returns its index in registration order.
+    #[inline]
     pub(crate) fn register<T: Component>(&mut self) -> usize {
-        let next = self.stores.len();
-        let i = *self.store_index.entry(TypeId::of::<T>()).or_insert(next);
-        if i == next {
-            self.stores.push(StoreEntry {
-                type_id: TypeId::of::<T>(),
-                name: T::NAME,
-                store: Box::new(Store::<T>::new()),
-            });
+        if let Some(i) = self.registry.position::<T>() {
+            return i;
         }
+        let i = self.stores.len();
+        self.stores.push(StoreEntry {
+            type_id: TypeId::of::<T>(),
+            name: T::NAME,
+            store: Box::new(Store::<T>::new()),
+        });
+        self.registry.insert::<T>(i);
+        self.membership.ensure_stores(self.stores.len());
         i
     }
 
     /// Number of values in the store registered for the component type `type_id`, if any.
     pub fn component_len(&self, type_id: TypeId) -> Option<usize> {
-        let &i = self.store_index.get(&type_id)?;
+        let i = self.registry.position_of(type_id)?;
         Some(self.stores[i].store.len())
     }
 
@@ -339,11 +432,24 @@ impl World {
     /// A description naming the store and the broken invariant.
     pub fn check_invariants(&self) -> Result<(), String> {
         self.entities.check_invariants()?;
-        for entry in &self.stores {
+        let mut held = 0;
+        for (i, entry) in self.stores.iter().enumerate() {
             entry
                 .store
                 .check_invariants()
                 .map_err(|e| format!("store `{}`: {e}", entry.name))?;
+            if let Some(e) = entry
+                .store
+                .dense_entities()
+                .iter()
+                .find(|e| !self.membership.contains(e.slot(), i))
+            {
+                return Err(format!(
+                    "store `{}` holds {e} but the membership index says it does not",
+                    entry.name
+                ));
+            }
+            held += entry.store.len();
             if let Some(dead) = entry
                 .store
                 .dense_entities()
@@ -352,6 +458,12 @@ impl World {
             {
                 return Err(format!("store `{}` holds dead entity {dead}", entry.name));
             }
+        }
+        let indexed = self.membership.count();
+        if indexed != held {
+            return Err(format!(
+                "the membership index records {indexed} values but the stores hold {held}"
+            ));
         }
         Ok(())
     }

@@ -36,6 +36,13 @@ pub(crate) fn expand(model: &Model, kind: Kind) -> TokenStream {
     };
     match kind {
         Kind::Component => {
+            // A static inside a generic impl would be shared by every instantiation.
+            let cell = (!is_generic).then(|| quote! {
+                fn __registry_cell() -> ::core::option::Option<&'static ::core::sync::atomic::AtomicU32> {
+                    static CELL: ::core::sync::atomic::AtomicU32 = ::core::sync::atomic::AtomicU32::new(0);
+                    ::core::option::Option::Some(&CELL)
+                }
+            });
             quote! {
                 #[automatically_derived]
                 impl #impl_generics ::rota::__private::Component for #ident #ty_generics
@@ -43,6 +50,7 @@ pub(crate) fn expand(model: &Model, kind: Kind) -> TokenStream {
                 {
                     const NAME: &'static str = #name;
                     const UNIQUE_KEY: ::core::option::Option<&'static str> = #key;
+                    #cell
                 }
                 #[automatically_derived]
                 impl #impl_generics ::rota::__private::Declarable for #ident #ty_generics

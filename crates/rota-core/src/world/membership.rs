@@ -1,0 +1,137 @@
+//! Which stores hold a value for each entity slot: the index that makes `despawn` cost
+//! proportional to the components an entity has, not to the number of registered types.
+//!
+//! ```text
+//!   bits (slot-major, `words` u64 per slot; bit i = store i in registration order)
+//!   slot 0: 0b0101   -> stores 0 and 2 hold slot 0
+//!   slot 1: 0b0000   -> no component
+//!   slot 2: 0b0011
+//! ```
+//!
+//! Invariant (checked by `World::check_invariants`): bit `i` of slot `s` is set exactly when
+//! `stores[i]` holds an entity at slot `s`. Every structural change in `World` goes through a
+//! method that keeps both sides in step; stores are never handed out mutably for membership
+//! changes (queries only write values).
+
+/// Per-slot store bitsets. Never iterated across slots; per slot, bits are walked in ascending
+/// store order (= registration order).
+#[derive(Default)]
+pub(crate) struct Membership {
+    /// u64 words per slot: enough for every registered store.
+    words: usize,
+    bits: Vec<u64>,
+}
+
+impl Membership {
+    /// Makes room for `stores` stores (called on registration). Re-lays the table out only when
+    /// a 64-store boundary is crossed.
+    pub(crate) fn ensure_stores(&mut self, stores: usize) {
+        let need = stores.div_ceil(64);
+        if need <= self.words {
+            return;
+        }
+        if self.words == 0 || self.bits.is_empty() {
+            self.words = need;
+            self.bits.clear();
+            return;
+        }
+        let slots = self.bits.len() / self.words;
+        let mut bits = vec![0u64; slots * need];
+        for (old, new) in self.bits.chunks(self.words).zip(bits.chunks_mut(need)) {
+            new[..old.len()].copy_from_slice(old);
+        }
+        self.words = need;
+        self.bits = bits;
+    }
+
+    /// Makes room for slots below `slot_count` (a batch calls this once up front).
+    pub(crate) fn reserve_slots(&mut self, slot_count: usize) {
+        let len = slot_count * self.words;
+        if self.bits.len() < len {
+            self.bits.resize(len, 0);
+        }
+    }
+
+    /// Records that `store` holds `slot`.
+    #[inline]
+    pub(crate) fn set(&mut self, slot: u32, store: usize) {
+        let i = slot as usize * self.words + store / 64;
+        if i >= self.bits.len() {
+            self.reserve_slots(slot as usize + 1);
+        }
+        self.bits[i] |= 1 << (store % 64);
+    }
+
+    /// Records that `store` no longer holds `slot`.
+    #[inline]
+    pub(crate) fn clear(&mut self, slot: u32, store: usize) {
+        let i = slot as usize * self.words + store / 64;
+        if let Some(word) = self.bits.get_mut(i) {
+            *word &= !(1 << (store % 64));
+        }
+    }
+
+    /// Whether `store` holds `slot`, per the index.
+    pub(crate) fn contains(&self, slot: u32, store: usize) -> bool {
+        let i = slot as usize * self.words + store / 64;
+        self.bits
+            .get(i)
+            .is_some_and(|w| w & (1 << (store % 64)) != 0)
+    }
+
+    /// Clears `slot`'s row, calling `f` with each store that held it, in ascending store order.
+    #[inline]
+    pub(crate) fn take(&mut self, slot: u32, mut f: impl FnMut(usize)) {
+        let start = slot as usize * self.words;
+        let Some(row) = self.bits.get_mut(start..start + self.words) else {
+            return;
+        };
+        for (w, word) in row.iter_mut().enumerate() {
+            let mut bits = std::mem::take(word);
+            while bits != 0 {
+                f(w * 64 + bits.trailing_zeros() as usize);
+                bits &= bits - 1;
+            }
+        }
+    }
+
+    /// Number of (slot, store) pairs recorded.
+    pub(crate) fn count(&self) -> usize {
+        self.bits.iter().map(|w| w.count_ones() as usize).sum()
+    }
+
+    /// Number of slots with a row.
+    #[cfg(test)]
+    fn slot_rows_for_tests(&self) -> usize {
+        self.bits.len().checked_div(self.words).unwrap_or(0)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn crossing_64_stores_keeps_every_bit() {
+        let mut m = Membership::default();
+        m.ensure_stores(3);
+        m.set(5, 2);
+        m.set(0, 0);
+        m.ensure_stores(65);
+        m.set(5, 64);
+        assert!(m.contains(5, 2) && m.contains(0, 0) && m.contains(5, 64));
+        assert!(!m.contains(5, 0) && !m.contains(6, 2));
+        let mut seen = Vec::new();
+        m.take(5, |s| seen.push(s));
+        assert_eq!(seen, [2, 64]);
+        assert!(!m.contains(5, 2) && !m.contains(5, 64) && m.contains(0, 0));
+    }
+
+    #[test]
+    fn clear_of_an_unseen_slot_is_a_no_op() {
+        let mut m = Membership::default();
+        m.ensure_stores(1);
+        m.clear(100, 0);
+        assert_eq!(m.slot_rows_for_tests(), 0);
+    }
+}

@@ -1,0 +1,93 @@
+//! Store lookup: component type → position in `World::stores`, one array index per call.
+//!
+//! Every derived, non-generic component type owns a static cell (`Component::__registry_cell`)
+//! that receives a small number the first time any world looks the type up. Each world keeps a
+//! `Vec` from that number to the store's position, so a lookup is a relaxed atomic load plus an
+//! index: no hashing, no tree search. Generic and hand-written components have no cell and use
+//! the `TypeId` map.
+//!
+//! The numbers depend on which type a process met first (and on thread timing), so they are
+//! **lookup keys only**: neither structure here is ever iterated. Every walk over the stores
+//! uses `World::stores`, in registration order, so results never depend on these numbers.
+
+use std::any::TypeId;
+use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicU32, Ordering};
+
+use crate::component::Component;
+
+/// The next number to hand out; 0 in a cell means "not numbered yet".
+static NEXT_NUMBER: AtomicU32 = AtomicU32::new(1);
+
+/// Numbers past this use the `TypeId` map, so a process with very many component types never
+/// makes a world allocate a large table (4 bytes × this at most).
+const DENSE_LIMIT: u32 = 1 << 16;
+
+/// The process-wide number of the type owning `cell`, assigning one on first use.
+#[inline]
+fn number(cell: &AtomicU32) -> u32 {
+    match cell.load(Ordering::Relaxed) {
+        0 => assign(cell),
+        n => n,
+    }
+}
+
+#[cold]
+fn assign(cell: &AtomicU32) -> u32 {
+    // Two threads may race here; the loser's number is simply never used.
+    let fresh = NEXT_NUMBER.fetch_add(1, Ordering::Relaxed);
+    match cell.compare_exchange(0, fresh, Ordering::Relaxed, Ordering::Relaxed) {
+        Ok(_) => fresh,
+        Err(won) => won,
+    }
+}
+
+/// Finds a component type's position in `World::stores`. Lookup only: never iterated.
+#[derive(Default)]
+pub(crate) struct Registry {
+    /// Every registered type (the fallback, and `World::component_len(TypeId)`).
+    by_type_id: BTreeMap<TypeId, usize>,
+    /// Process number → position + 1 (0 = not registered in this world).
+    by_number: Vec<u32>,
+}
+
+impl Registry {
+    /// `T`'s store position, if registered.
+    #[inline]
+    pub(crate) fn position<T: Component>(&self) -> Option<usize> {
+        if let Some(cell) = T::__registry_cell() {
+            let n = number(cell);
+            if n < DENSE_LIMIT {
+                return match self.by_number.get(n as usize) {
+                    Some(&p) if p != 0 => Some(p as usize - 1),
+                    _ => None,
+                };
+            }
+        }
+        self.position_of(TypeId::of::<T>())
+    }
+
+    /// The position registered for `type_id`, if any (the slow path: a tree search).
+    pub(crate) fn position_of(&self, type_id: TypeId) -> Option<usize> {
+        self.by_type_id.get(&type_id).copied()
+    }
+
+    /// Records `T` at `position` (which must be new).
+    pub(crate) fn insert<T: Component>(&mut self, position: usize) {
+        let previous = self.by_type_id.insert(TypeId::of::<T>(), position);
+        debug_assert!(
+            previous.is_none(),
+            "component `{}` registered twice",
+            T::NAME
+        );
+        if let Some(cell) = T::__registry_cell() {
+            let n = number(cell) as usize;
+            if n < DENSE_LIMIT as usize {
+                if self.by_number.len() <= n {
+                    self.by_number.resize(n + 1, 0);
+                }
+                self.by_number[n] = u32::try_from(position + 1).expect("fewer than 2^32 stores");
+            }
+        }
+    }
+}
