@@ -1,30 +1,55 @@
 //! # rota
 //!
 //! *Same world, same systems, same result.* rota is an Entity Component System whose iteration
-//! order is part of the contract. This crate re-exports its parts:
+//! order is part of the contract: queries visit entities in ascending slot order whatever the
+//! insert/remove history, every [`#[system]`](macro@system) declares what it reads and writes
+//! and the compiler holds it to that, and a [`Schedule`] runs non-conflicting systems in parallel
+//! without changing the result.
 //!
-//! * [`rota_core`] — entities, ordered sparse-set stores, the [`World`], queries, resources,
-//!   [`Commands`], system parameters and the stable checksum;
-//! * `rota_macros` — `#[derive(Component)]`, `#[derive(Resource)]`, `#[derive(StableHash)]` and
-//!   `#[system]`;
-//! * [`rota_schedule`] — the deterministic parallel [`Schedule`].
+//! ```
+//! use rota::{Component, Query, Schedule, World, system};
 //!
-//! The README (compiled as doc tests below) has the tour; `ARCHITECTURE.md` the map.
+//! #[derive(Component, Debug, PartialEq)]
+//! struct Position(f32);
+//! #[derive(Component)]
+//! struct Velocity(f32);
+//!
+//! #[system(reads(Velocity), writes(Position))]
+//! fn movement(mut q: Query<(&mut Position, &Velocity)>) {
+//!     for (p, v) in &mut q {
+//!         p.0 += v.0;
+//!     }
+//! }
+//!
+//! let mut world = World::new();
+//! let e = world.spawn_with((Position(0.0), Velocity(2.0)));
+//! let mut schedule = Schedule::builder().add(movement).threads(2).build()?;
+//! schedule.run(&mut world);
+//! assert_eq!(world.get::<Position>(e), Some(&Position(2.0)));
+//! # Ok::<(), rota::ScheduleError>(())
+//! ```
+//!
+//! ## Where things are
+//!
+//! The names above are re-exported here from three crates, each also reachable whole:
+//!
+//! * [`rota_core`] — entities, ordered sparse-set stores, the [`World`], queries
+//!   ([`Query`], [`With`], [`Without`]), resources ([`Res`], [`ResMut`]), [`Commands`], system
+//!   plumbing ([`IntoSystem`], the bound on [`ScheduleBuilder::add`] and [`World::run`]) and the
+//!   stable checksum ([`StableHash`](trait@StableHash), [`World::checksum`]);
+//! * `rota_macros` — [`#[derive(Component)]`](derive@Component),
+//!   [`#[derive(Resource)]`](derive@Resource), [`#[derive(StableHash)]`](derive@StableHash),
+//!   [`#[derive(SystemParam)]`](derive@SystemParam) and [`#[system]`](macro@system);
+//! * [`rota_schedule`] — the deterministic parallel [`Schedule`], its [`ScheduleError`]s and
+//!   [`ParallelQuery::par_for_each`].
+//!
+//! The repository's `README.md` has the tour (its code blocks are compiled as doc tests of this
+//! crate, so they cannot rot, but they are not shown on this page); `ARCHITECTURE.md` has the
+//! map of the code.
 //!
 //! ## Non-goals
 //!
 //! * Wall-clock time anywhere in the simulation path.
-//!
-//! ```
-//! use rota::{Entities, Store};
-//!
-//! let mut entities = Entities::new();
-//! let mut hp = Store::new();
-//! let e = entities.spawn()?;
-//! hp.insert(e, 10u32);
-//! assert_eq!(hp.get(e), Some(&10));
-//! # Ok::<(), rota::SpawnError>(())
-//! ```
 
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
@@ -44,6 +69,10 @@ pub use rota_macros::{Component, Resource, StableHash, SystemParam, system};
 pub use rota_schedule::{
     AuditReport, ParallelQuery, RunReport, Schedule, ScheduleBuilder, ScheduleError,
 };
+// Inlined so that links in the re-exported items' docs (e.g. to `SplitError`, `PAR_CHUNK`)
+// resolve to pages of this crate: left as plain re-exports, rustdoc resolves them only if the
+// other crates' docs happened to be rendered first, and otherwise prints `[`Name`]` silently.
+#[doc(inline)]
 pub use {rota_core, rota_schedule};
 
 /// Paths the macros' generated code uses. **Not public API**: no stability promise, and code

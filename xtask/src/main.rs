@@ -5,6 +5,10 @@
 //!   one of 200 plain functions doing the same work (the figure in `rota-macros`' docs).
 //! * `cargo xtask bench [--quick]` — builds and runs the peer benchmarks (`benches/peers`, its
 //!   own workspace) and writes `target/bench-report/{report.md,chart.svg}`.
+//! * `cargo xtask doc-check` — builds the docs with `-D warnings` and fails on any unresolved
+//!   intra-doc link rendered on the `rota` facade's pages (`doc_check.rs`).
+
+mod doc_check;
 
 use std::process::{Command, ExitCode};
 
@@ -14,6 +18,7 @@ fn main() -> ExitCode {
         Some("ci") => run_ci(),
         Some("compile-cost") => compile_cost(),
         Some("bench") => bench(&args[1..]),
+        Some("doc-check") => doc_check::run(&workspace_root()),
         Some("help") | Some("--help") | Some("-h") | None => {
             print_help();
             ExitCode::SUCCESS
@@ -28,7 +33,7 @@ fn main() -> ExitCode {
 
 fn print_help() {
     println!(
-        "usage: cargo xtask <command>\n\ncommands:\n  ci                 run .ci/run (fmt, clippy, tests, doc tests, examples)\n  compile-cost       cargo check cost of 200 #[system]s vs 200 plain functions\n  bench [--quick]    peer benchmarks (benches/peers) -> target/bench-report/"
+        "usage: cargo xtask <command>\n\ncommands:\n  ci                 run .ci/run (fmt, clippy, tests, doc tests, examples)\n  compile-cost       cargo check cost of 200 #[system]s vs 200 plain functions\n  bench [--quick]    peer benchmarks (benches/peers) -> target/bench-report/\n  doc-check          cargo doc -D warnings + no unresolved links on rota's pages"
     );
 }
 

@@ -1,21 +1,13 @@
-//! A deterministic predator/prey/grass simulation on a wrapping 2-D grid — rota's main demo.
+//! The simulation: a deterministic predator/prey/grass world on a wrapping 2-D grid.
 //!
 //! Every promise of rota at work: systems declared with `#[system]` (the compiler holds them to
 //! their declarations), ordered by `after`, strided by `every_ticks`, run in parallel where their
 //! declarations allow, births and deaths through `Commands`, every random draw taken from a
 //! seeded PRNG stored as a resource — and a world checksum that is the same on 1 thread or N.
-//!
-//! Run: `cargo run --release --example ecosystem -- --help`
 
-use std::path::PathBuf;
-use std::process::ExitCode;
-use std::time::Instant;
-
-use clap::Parser;
-use indicatif::{ProgressBar, ProgressStyle};
 use rota::{
-    Commands, Component, Entity, Query, Res, ResMut, Resource, Schedule, StableHash, StableHasher,
-    With, World, system,
+    Commands, Component, Entity, Local, Query, Res, ResMut, Resource, Schedule, StableHash,
+    StableHasher, With, World, system,
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -115,10 +107,24 @@ impl Rng {
     }
 }
 
-/// Population history, one row per tick.
+/// One row of the population table: the state after `tick` ticks (tick 0: the initial world).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Row {
+    /// Ticks run so far.
+    pub tick: u64,
+    /// Live prey.
+    pub prey: usize,
+    /// Live predators.
+    pub predators: usize,
+    /// Grass summed over every cell.
+    pub grass: f32,
+}
+
+/// Population history: the initial row, then one row per tick.
 #[derive(Resource, Default)]
-struct Stats {
-    rows: Vec<(u64, usize, usize, f32)>,
+pub struct Stats {
+    /// Oldest first; `rows[t].tick == t`.
+    pub rows: Vec<Row>,
 }
 
 // Tuning. Energy is in "meals".
@@ -305,21 +311,26 @@ fn statistics(
     predators: Query<Entity, With<Predator>>,
     field: Res<Field>,
     mut stats: ResMut<Stats>,
-    tick: rota::rota_core::system::Local<u64>,
+    mut ticks_run: Local<u64>,
 ) {
-    let mut tick = tick;
-    let grass: f32 = field.grass.iter().sum();
-    stats
-        .rows
-        .push((*tick, prey.iter().count(), predators.iter().count(), grass));
-    *tick += 1;
+    // Row 0 (the initial world) is written by `build_world`; this system runs at the end of a
+    // tick, so its first row is tick 1.
+    *ticks_run += 1;
+    stats.rows.push(Row {
+        tick: *ticks_run,
+        prey: prey.iter().count(),
+        predators: predators.iter().count(),
+        grass: field.grass.iter().sum(),
+    });
 }
 
 // ---------------------------------------------------------------------------------------------
 // Setup, running, checksums
 // ---------------------------------------------------------------------------------------------
 
-fn build_world(size: usize, seed: u64) -> World {
+/// A world of `size` animals (one in ten a predator) placed by the PRNG seeded with `seed`, with
+/// its resources and the tick-0 row of the population table.
+pub fn build_world(size: usize, seed: u64) -> World {
     let side = ((size as f64).sqrt().ceil() as usize).max(4);
     let mut world = World::new();
     let mut rng = Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1);
@@ -338,6 +349,7 @@ fn build_world(size: usize, seed: u64) -> World {
     for _ in 0..size {
         velocities.push(rng.velocity(PREY_SPEED));
     }
+    let (prey_count, predator_count) = (prey.len(), preds.len());
     let mut v = velocities.into_iter();
     world.spawn_batch(prey.into_iter().map(|(p, _, age)| {
         (
@@ -357,17 +369,24 @@ fn build_world(size: usize, seed: u64) -> World {
             Predator,
         )
     }));
-    world.insert_resource(Field {
-        side,
-        grass: vec![GRASS_MAX / 2.0; side * side],
-    });
+    let grass = vec![GRASS_MAX / 2.0; side * side];
+    let initial = Row {
+        tick: 0,
+        prey: prey_count,
+        predators: predator_count,
+        grass: grass.iter().sum(),
+    };
+    world.insert_resource(Field { side, grass });
     world.insert_resource(PreyGrid::default());
     world.insert_resource(rng);
-    world.insert_resource(Stats::default());
+    world.insert_resource(Stats {
+        rows: vec![initial],
+    });
     world
 }
 
-fn build_schedule(threads: usize) -> Result<Schedule, rota::ScheduleError> {
+/// The demo's eleven systems on `threads` threads.
+pub fn build_schedule(threads: usize) -> Result<Schedule, rota::ScheduleError> {
     Schedule::builder()
         .add(movement)
         .add(wander)
@@ -385,7 +404,7 @@ fn build_schedule(threads: usize) -> Result<Schedule, rota::ScheduleError> {
 }
 
 /// The world checksum plus the resources that are part of the simulation state.
-fn checksum(world: &World) -> u64 {
+pub fn checksum(world: &World) -> u64 {
     let mut h = StableHasher::new();
     use rota::StableHash as _;
     world
@@ -398,194 +417,4 @@ fn checksum(world: &World) -> u64 {
         rng.0.stable_hash(&mut h);
     }
     h.finish()
-}
-
-#[derive(Parser, Debug)]
-#[command(
-    about = "rota's ecosystem demo: predators, prey and grass on a wrapping grid, deterministic on any number of threads",
-    long_about = None
-)]
-struct Args {
-    /// Ticks to simulate.
-    #[arg(long, default_value_t = 300)]
-    ticks: u64,
-    /// Seed of the world's PRNG (initial placement and every random draw).
-    #[arg(long, default_value_t = 7)]
-    seed: u64,
-    /// Worker threads (the calling thread included); default: all available cores.
-    #[arg(long, value_parser = clap::value_parser!(u16).range(1..=256))]
-    threads: Option<u16>,
-    /// Initial number of animals (one in ten is a predator).
-    #[arg(long, default_value_t = 100_000, value_parser = clap::value_parser!(u64).range(10..=10_000_000))]
-    size: u64,
-    /// Run with 1 thread, with N threads, and again with N, and fail if any checksum differs.
-    #[arg(long)]
-    verify: bool,
-    /// Print the population table every this many ticks.
-    #[arg(long, default_value_t = 50, value_parser = clap::value_parser!(u64).range(1..))]
-    report_every: u64,
-    /// Where to write the population chart (SVG).
-    #[arg(long, default_value = "target/ecosystem.svg")]
-    chart: PathBuf,
-}
-
-struct Outcome {
-    checksum: u64,
-    seconds: f64,
-    world: World,
-}
-
-fn simulate(args: &Args, threads: usize, show: bool) -> Result<Outcome, String> {
-    let mut world = build_world(args.size as usize, args.seed);
-    let mut schedule = build_schedule(threads).map_err(|e| e.to_string())?;
-    let bar = if show && args.ticks >= 100 {
-        let bar = ProgressBar::new(args.ticks);
-        bar.set_style(
-            ProgressStyle::with_template("{bar:40} {pos}/{len} ticks {per_sec} eta {eta}")
-                .map_err(|e| e.to_string())?,
-        );
-        Some(bar)
-    } else {
-        None
-    };
-    if show {
-        println!(
-            "{:>6} {:>9} {:>9} {:>10}",
-            "tick", "prey", "predators", "grass"
-        );
-    }
-    let start = Instant::now();
-    for t in 0..args.ticks {
-        let _ = schedule.run(&mut world);
-        if let Some(bar) = &bar {
-            bar.inc(1);
-        }
-        if show
-            && (t % args.report_every == 0 || t + 1 == args.ticks)
-            && let Some(&(tick, prey, predators, grass)) =
-                world.resource::<Stats>().ok().and_then(|s| s.rows.last())
-        {
-            let line = format!("{tick:>6} {prey:>9} {predators:>9} {grass:>10.0}");
-            match &bar {
-                Some(bar) if !bar.is_hidden() => bar.println(line),
-                _ => println!("{line}"),
-            }
-        }
-    }
-    if let Some(bar) = bar {
-        bar.finish_and_clear();
-    }
-    let seconds = start.elapsed().as_secs_f64();
-    Ok(Outcome {
-        checksum: checksum(&world),
-        seconds,
-        world,
-    })
-}
-
-fn write_chart(path: &PathBuf, world: &World) -> Result<(), String> {
-    use plotters::prelude::*;
-    let rows = &world.resource::<Stats>().map_err(|e| e.to_string())?.rows;
-    if let Some(dir) = path.parent() {
-        std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
-    }
-    let max = rows.iter().map(|r| r.1.max(r.2)).max().unwrap_or(1).max(1) as f64;
-    let ticks = rows.len().max(2) as f64;
-    let root = SVGBackend::new(path, (900, 500)).into_drawing_area();
-    root.fill(&WHITE).map_err(|e| e.to_string())?;
-    let mut chart = ChartBuilder::on(&root)
-        .caption("population over time", ("sans-serif", 22))
-        .margin(12)
-        .x_label_area_size(36)
-        .y_label_area_size(70)
-        .build_cartesian_2d(0f64..ticks, 0f64..max * 1.05)
-        .map_err(|e| e.to_string())?;
-    chart
-        .configure_mesh()
-        .x_desc("tick")
-        .y_desc("animals")
-        .draw()
-        .map_err(|e| e.to_string())?;
-    chart
-        .draw_series(LineSeries::new(
-            rows.iter().map(|r| (r.0 as f64, r.1 as f64)),
-            &GREEN,
-        ))
-        .map_err(|e| e.to_string())?
-        .label("prey")
-        .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 18, y)], GREEN));
-    chart
-        .draw_series(LineSeries::new(
-            rows.iter().map(|r| (r.0 as f64, r.2 as f64)),
-            &RED,
-        ))
-        .map_err(|e| e.to_string())?
-        .label("predators")
-        .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 18, y)], RED));
-    chart
-        .configure_series_labels()
-        .background_style(WHITE.mix(0.8))
-        .border_style(BLACK)
-        .draw()
-        .map_err(|e| e.to_string())?;
-    root.present().map_err(|e| e.to_string())
-}
-
-fn main() -> ExitCode {
-    let args = Args::parse();
-    let threads = args.threads.map(usize::from).unwrap_or_else(|| {
-        std::thread::available_parallelism()
-            .map(|n| n.get())
-            .unwrap_or(1)
-    });
-    println!(
-        "ecosystem: {} animals, {} ticks, seed {}, {} thread(s)",
-        args.size, args.ticks, args.seed, threads
-    );
-    let main_run = match simulate(&args, threads, true) {
-        Ok(o) => o,
-        Err(e) => {
-            eprintln!("error: {e}");
-            return ExitCode::FAILURE;
-        }
-    };
-    println!(
-        "checksum {:016x} after {} ticks, {:.1} ticks/s ({} live entities)",
-        main_run.checksum,
-        args.ticks,
-        args.ticks as f64 / main_run.seconds.max(1e-9),
-        main_run.world.len()
-    );
-    match write_chart(&args.chart, &main_run.world) {
-        Ok(()) => println!("population chart written to {}", args.chart.display()),
-        Err(e) => eprintln!("warning: could not write the chart: {e}"),
-    }
-    if args.verify {
-        let n = threads.max(2);
-        let runs = [
-            (1usize, "1 thread"),
-            (n, "N threads"),
-            (n, "N threads, again"),
-        ];
-        let mut sums = Vec::new();
-        for (t, label) in runs {
-            match simulate(&args, t, false) {
-                Ok(o) => {
-                    println!("verify: {label:<17} ({t:>2}) checksum {:016x}", o.checksum);
-                    sums.push(o.checksum);
-                }
-                Err(e) => {
-                    eprintln!("error: {e}");
-                    return ExitCode::FAILURE;
-                }
-            }
-        }
-        if sums.iter().all(|&s| s == main_run.checksum) {
-            println!("verify: OK — identical checksums on 1 and {n} threads and across runs");
-        } else {
-            eprintln!("verify: FAILED — checksums differ: the determinism promise is broken");
-            return ExitCode::FAILURE;
-        }
-    }
-    ExitCode::SUCCESS
 }

@@ -1,0 +1,196 @@
+//! The demo's command line as a user meets it: the built binary, run with `std::process::Command`
+//! on small worlds (a few hundred animals, a dozen ticks) so the whole file runs in about a
+//! second.
+
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+fn demo(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_ecosystem"))
+        .args(args)
+        .output()
+        .expect("the demo binary starts")
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// A fresh directory for this test's files under cargo's per-target temp dir.
+fn scratch(test: &str) -> PathBuf {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("ecosystem-cli-{test}"));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("scratch dir");
+    dir
+}
+
+/// Asserts a usage error: exit code 2, nothing on stdout, `needle` in the message.
+fn assert_refused(o: &Output, needle: &str) {
+    assert_eq!(o.status.code(), Some(2), "stderr: {}", stderr(o));
+    assert!(
+        stderr(o).contains(needle),
+        "expected `{needle}` in: {}",
+        stderr(o)
+    );
+    assert_eq!(stdout(o), "", "a refused run prints nothing on stdout");
+}
+
+#[test]
+fn zero_ticks_is_refused_with_a_reason() {
+    let o = demo(&["--ticks", "0", "--size", "100"]);
+    assert_refused(&o, "at least 1 tick");
+}
+
+#[test]
+fn a_chart_path_that_is_not_svg_is_refused_and_nothing_is_written() {
+    let dir = scratch("png");
+    let png = dir.join("x.png");
+    let o = demo(&[
+        "--chart",
+        png.to_str().unwrap(),
+        "--size",
+        "100",
+        "--ticks",
+        "2",
+    ]);
+    assert_refused(&o, "SVG only");
+    assert!(!png.exists());
+}
+
+#[test]
+fn a_chart_in_a_missing_directory_is_an_error_and_no_directory_is_created() {
+    let dir = scratch("missing");
+    let missing = dir.join("no/such/dir");
+    let chart = missing.join("x.svg");
+    let o = demo(&[
+        "--chart",
+        chart.to_str().unwrap(),
+        "--size",
+        "100",
+        "--ticks",
+        "2",
+    ]);
+    assert_refused(&o, "does not exist");
+    assert!(!dir.join("no").exists(), "the demo must not mkdir");
+}
+
+#[test]
+fn verify_with_one_thread_is_refused_with_an_explanation() {
+    let o = demo(&[
+        "--verify",
+        "--threads",
+        "1",
+        "--size",
+        "100",
+        "--ticks",
+        "2",
+    ]);
+    assert_refused(&o, "compare 1 thread with itself");
+}
+
+#[test]
+fn version_prints_the_package_version() {
+    let o = demo(&["--version"]);
+    assert!(o.status.success());
+    assert_eq!(
+        stdout(&o).trim(),
+        format!("ecosystem {}", env!("CARGO_PKG_VERSION"))
+    );
+}
+
+#[test]
+fn verify_compares_the_requested_thread_count_with_one() {
+    let dir = scratch("verify");
+    let chart = dir.join("pop.svg");
+    let o = demo(&[
+        "--verify",
+        "--threads",
+        "3",
+        "--size",
+        "300",
+        "--ticks",
+        "10",
+        "--chart",
+        chart.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "stderr: {}", stderr(&o));
+    let out = stdout(&o);
+    assert!(out.contains("3 thread(s)"), "{out}");
+    assert!(
+        out.contains("verify: OK — identical checksums on 1 and 3 threads"),
+        "{out}"
+    );
+}
+
+/// `--size 200`: 20 predators, 180 prey on a 15×15 field holding 2.0 grass per cell.
+#[test]
+fn the_table_starts_with_the_world_before_the_first_tick_and_ends_at_the_last() {
+    let dir = scratch("table");
+    let chart = dir.join("pop.svg");
+    let o = demo(&[
+        "--size",
+        "200",
+        "--ticks",
+        "12",
+        "--report-every",
+        "5",
+        "--chart",
+        chart.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "stderr: {}", stderr(&o));
+    let out = stdout(&o);
+    let ticks: Vec<u64> = out
+        .lines()
+        .skip_while(|l| !l.trim_start().starts_with("tick"))
+        .skip(1)
+        .map_while(|l| l.split_whitespace().next()?.parse().ok())
+        .collect();
+    assert_eq!(ticks, [0, 5, 10, 12], "{out}");
+    let first: Vec<&str> = out
+        .lines()
+        .find(|l| l.trim_start().starts_with("0 "))
+        .expect("a tick-0 row")
+        .split_whitespace()
+        .collect();
+    assert_eq!(first, ["0", "180", "20", "450"], "{out}");
+}
+
+#[test]
+fn the_chart_has_every_series_and_integer_axis_labels() {
+    let dir = scratch("chart");
+    let chart = dir.join("pop.svg");
+    let o = demo(&[
+        "--size",
+        "300",
+        "--ticks",
+        "15",
+        "--chart",
+        chart.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "stderr: {}", stderr(&o));
+    let svg = std::fs::read_to_string(&chart).expect("the chart was written");
+    assert!(svg.starts_with("<svg"), "SVG bytes in a .svg file");
+    let texts: Vec<&str> = svg
+        .split("<text")
+        .skip(1)
+        .filter_map(|t| Some(t.split_once('>')?.1.split_once("</text>")?.0.trim()))
+        .collect();
+    for series in ["prey", "predators", "grass (right axis)"] {
+        assert!(texts.contains(&series), "legend lacks {series}: {texts:?}");
+    }
+    let numbers: Vec<&&str> = texts
+        .iter()
+        .filter(|t| t.starts_with(|c: char| c.is_ascii_digit()))
+        .collect();
+    assert!(numbers.len() >= 6, "axis labels: {texts:?}");
+    for label in numbers {
+        assert!(
+            label.parse::<u64>().is_ok(),
+            "non-integer axis label {label:?}"
+        );
+    }
+}

@@ -1,0 +1,207 @@
+//! `cargo xtask doc-check`: builds the workspace docs as a fresh clone would and fails if any page
+//! of the `rota` facade shows an unresolved intra-doc link.
+//!
+//! Why a check beyond `RUSTDOCFLAGS="-D warnings"`: rustdoc does not warn when a link in a
+//! re-exported item's docs points into a crate whose docs are not (yet) in the output directory —
+//! it renders the link's text with its brackets, `[`SplitError`]`. Whether those docs exist
+//! depends on the order in which cargo happened to run rustdoc, so the check deletes
+//! `target/doc` first and reads the rendered HTML.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitCode};
+
+/// Runs the check from the workspace root `root`.
+pub fn run(root: &Path) -> ExitCode {
+    let target =
+        std::env::var_os("CARGO_TARGET_DIR").map_or_else(|| root.join("target"), PathBuf::from);
+    let doc_dir = target.join("doc");
+    if let Err(e) = std::fs::remove_dir_all(&doc_dir)
+        && e.kind() != std::io::ErrorKind::NotFound
+    {
+        eprintln!("xtask doc-check: cannot remove {}: {e}", doc_dir.display());
+        return ExitCode::FAILURE;
+    }
+    println!("== RUSTDOCFLAGS=\"-D warnings\" cargo doc --workspace --no-deps (fresh target/doc)");
+    let status = Command::new(env!("CARGO"))
+        .args(["doc", "--workspace", "--no-deps"])
+        .env("RUSTDOCFLAGS", "-D warnings")
+        .current_dir(root)
+        .status();
+    match status {
+        Ok(s) if s.success() => {}
+        Ok(s) => {
+            eprintln!("xtask doc-check: cargo doc failed ({s})");
+            return ExitCode::FAILURE;
+        }
+        Err(e) => {
+            eprintln!("xtask doc-check: could not start cargo: {e}");
+            return ExitCode::FAILURE;
+        }
+    }
+    let facade = doc_dir.join("rota");
+    let mut pages = Vec::new();
+    if let Err(e) = html_files(&facade, &mut pages) {
+        eprintln!("xtask doc-check: {}: {e}", facade.display());
+        return ExitCode::FAILURE;
+    }
+    if pages.is_empty() {
+        eprintln!("xtask doc-check: no pages under {}", facade.display());
+        return ExitCode::FAILURE;
+    }
+    let mut broken = 0;
+    for page in &pages {
+        let html = match std::fs::read_to_string(page) {
+            Ok(html) => html,
+            Err(e) => {
+                eprintln!("xtask doc-check: {}: {e}", page.display());
+                return ExitCode::FAILURE;
+            }
+        };
+        for link in unresolved_links(&html) {
+            let shown = page.strip_prefix(root).unwrap_or(page);
+            eprintln!("{}: unresolved link {link}", shown.display());
+            broken += 1;
+        }
+    }
+    if broken > 0 {
+        eprintln!("xtask doc-check: {broken} unresolved link(s) in the `rota` docs");
+        return ExitCode::FAILURE;
+    }
+    println!(
+        "doc-check: {} pages of the `rota` docs, every intra-doc link resolved",
+        pages.len()
+    );
+    ExitCode::SUCCESS
+}
+
+/// Every `.html` file under `dir`, recursively, in a stable order.
+fn html_files(dir: &Path, out: &mut Vec<PathBuf>) -> std::io::Result<()> {
+    let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)?
+        .map(|e| e.map(|e| e.path()))
+        .collect::<Result<_, _>>()?;
+    entries.sort();
+    for path in entries {
+        if path.is_dir() {
+            html_files(&path, out)?;
+        } else if path.extension().is_some_and(|e| e == "html") {
+            out.push(path);
+        }
+    }
+    Ok(())
+}
+
+/// The unresolved intra-doc links rustdoc left in `html`, as they render: `` [`Name`] `` (the
+/// code span survives as `[<code>Name</code>]`) or `[Name]` in a paragraph or list item.
+fn unresolved_links(html: &str) -> Vec<String> {
+    let mut found = Vec::new();
+    let mut rest = html;
+    while let Some(i) = rest.find("[<code>") {
+        let after = &rest[i + "[<code>".len()..];
+        if let Some(end) = after.find("</code>]") {
+            let name = &after[..end];
+            if is_link_text(name) {
+                found.push(format!("[`{name}`]"));
+            }
+        }
+        rest = after;
+    }
+    for block in prose(html) {
+        let text = without_code(block);
+        let mut rest = text.as_str();
+        while let Some(i) = rest.find('[') {
+            let after = &rest[i + 1..];
+            if let Some(end) = after.find(']') {
+                let name = &after[..end];
+                // `[text](url)` that failed would not render; `[Name]` followed by `(` is prose.
+                if is_link_text(name) && !after[end + 1..].starts_with('(') {
+                    found.push(format!("[{name}]"));
+                }
+            }
+            rest = after;
+        }
+    }
+    found
+}
+
+/// Whether `s` looks like an intra-doc link target: a path (`a::B`), optionally with `()`/`!`
+/// or a disambiguator (`struct@B`).
+fn is_link_text(s: &str) -> bool {
+    let core = s.trim_end_matches("()").trim_end_matches('!');
+    let core = core.split_once('@').map_or(core, |(_, path)| path);
+    !core.is_empty()
+        && core.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
+        && core.split("::").all(|seg| {
+            !seg.is_empty() && seg.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+        })
+}
+
+/// The contents of every `<p>` and `<li>` element (prose, where a link would render).
+fn prose(html: &str) -> Vec<&str> {
+    let mut blocks = Vec::new();
+    for (open, close) in [("<p>", "</p>"), ("<li>", "</li>")] {
+        let mut rest = html;
+        while let Some(i) = rest.find(open) {
+            let after = &rest[i + open.len()..];
+            let end = after.find(close).unwrap_or(after.len());
+            blocks.push(&after[..end]);
+            rest = &after[end..];
+        }
+    }
+    blocks
+}
+
+/// `html` with `<code>…</code>` spans and `<a …>…</a>` links (code, and a resolved link's text,
+/// may hold `[T]` legally) and every other tag removed.
+fn without_code(html: &str) -> String {
+    let mut out = String::new();
+    let mut rest = html;
+    while let Some(i) = rest.find('<') {
+        out.push_str(&rest[..i]);
+        let after = &rest[i..];
+        if after.starts_with("<code>") {
+            rest = after
+                .find("</code>")
+                .map_or("", |e| &after[e + "</code>".len()..]);
+        } else if after.starts_with("<a ") {
+            rest = after
+                .find("</a>")
+                .map_or("", |e| &after[e + "</a>".len()..]);
+        } else {
+            rest = after.find('>').map_or("", |e| &after[e + 1..]);
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::unresolved_links;
+
+    #[test]
+    fn finds_a_code_link_left_in_brackets() {
+        let html = "<p>[<code>SplitError</code>] naming two systems</p>";
+        assert_eq!(unresolved_links(html), ["[`SplitError`]"]);
+    }
+
+    #[test]
+    fn finds_a_plain_link_left_in_brackets() {
+        let html = "<li>see [rota_core::World] and [ScheduleBuilder::add()]</li>";
+        assert_eq!(
+            unresolved_links(html),
+            ["[rota_core::World]", "[ScheduleBuilder::add()]"]
+        );
+    }
+
+    #[test]
+    fn ignores_resolved_links_code_and_prose_brackets() {
+        let html = concat!(
+            "<p><a href=\"struct.World.html\"><code>World</code></a> holds <code>[T]</code>; ",
+            "a slice [1, 2] or [a link](x)</p>",
+            "<pre class=\"rust\">let v = [x];</pre>",
+            "<h4 class=\"code-header\">impl&lt;T&gt; From&lt;[T]&gt;</h4>",
+            "<li><a href=\"#impl-StableHash-for-%5BT%5D\" title=\"[T]\">[T]</a></li>"
+        );
+        assert_eq!(unresolved_links(html), Vec::<String>::new());
+    }
+}
