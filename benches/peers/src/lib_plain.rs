@@ -1,5 +1,9 @@
-//! Plain Rust, no ECS: the lower bound for the structural workloads. The same values move
-//! through plain `Vec`s indexed by entity number — what any ECS must do at least.
+//! Plain Rust, no ECS: the lower bound for every workload. The same values move through plain
+//! `Vec`s — what any ECS must do at least.
+//!
+//! * simple_iter / fragmented_iter: the matching values already packed in vectors, one loop.
+//! * schedule: the four entity groups as columns, each swap over the groups that have both.
+//! * heavy_compute: a vector of rows under rayon's `par_iter_mut`.
 //!
 //! * simple_insert: four columns, `Vec::with_capacity(N)` and `push`, a fresh set per iteration.
 //! * add_remove: an `Option<AddB>` column; insert = `col[i] = Some(..)`, remove = `col[i].take()`.
@@ -107,6 +111,95 @@ pub fn make(wl: Workload) -> Option<Box<dyn Bench>> {
                     + c.p.iter().filter(|p| p.is_some()).count() as f64
             },
         )),
-        _ => None,
+        Workload::SimpleIter => {
+            let (mut p, v): (Vec<Position>, Vec<Velocity>) =
+                (0..N).map(|i| (bundle(i).1, bundle(i).3)).unzip();
+            Some(case(
+                (p.drain(..).collect::<Vec<_>>(), v),
+                |(p, v)| {
+                    for (p, v) in p.iter_mut().zip(v.iter()) {
+                        p.0[0] += v.0[0];
+                        p.0[1] += v.0[1];
+                        p.0[2] += v.0[2];
+                    }
+                },
+                |(p, _)| p.iter().map(|p| sum3(&p.0)).sum(),
+            ))
+        }
+        // The 26 fragments' `Data` packed in one vector: what iterating `Data` must touch.
+        Workload::FragmentedIter => Some(case(
+            vec![Data(1.0); 26 * FRAG_PER_TYPE],
+            |d| {
+                for d in d.iter_mut() {
+                    d.0 *= 2.0;
+                }
+            },
+            |d| d.iter().map(|d| d.0 as f64).sum(),
+        )),
+        // Four groups of rows (ab, abc, abcd, abce) as columns; the three swaps touch only the
+        // groups that have both components.
+        Workload::Schedule => {
+            let mut g: [[Vec<f32>; 5]; 4] = Default::default();
+            for i in 0..N {
+                let (a, b) = sched_ab(i);
+                g[0][0].push(a.0);
+                g[0][1].push(b.0);
+                let (a, b, c) = sched_abc(i);
+                g[1][0].push(a.0);
+                g[1][1].push(b.0);
+                g[1][2].push(c.0);
+                let (a, b, c, d) = sched_abcd(i);
+                g[2][0].push(a.0);
+                g[2][1].push(b.0);
+                g[2][2].push(c.0);
+                g[2][3].push(d.0);
+                let (a, b, c, e) = sched_abce(i);
+                g[3][0].push(a.0);
+                g[3][1].push(b.0);
+                g[3][2].push(c.0);
+                g[3][4].push(e.0);
+            }
+            Some(case(
+                g,
+                |g| {
+                    for group in g.iter_mut() {
+                        let [a, b, ..] = group;
+                        for (x, y) in a.iter_mut().zip(b.iter_mut()) {
+                            std::mem::swap(x, y);
+                        }
+                    }
+                    for (group, other) in [(2, 3), (3, 4)] {
+                        let [_, _, c, d, e] = &mut g[group];
+                        let y = if other == 3 { d } else { e };
+                        for (x, y) in c.iter_mut().zip(y.iter_mut()) {
+                            std::mem::swap(x, y);
+                        }
+                    }
+                },
+                |g| {
+                    g.iter()
+                        .flat_map(|group| group.iter().enumerate())
+                        .flat_map(|(k, col)| col.iter().map(move |&v| w(k as f64 + 1.0, v)))
+                        .sum()
+                },
+            ))
+        }
+        // The same work as every library's heavy_compute, over rayon, no ECS.
+        Workload::HeavyCompute => {
+            let rows: Vec<(Transform, Position)> = (0..HEAVY_N)
+                .map(|i| {
+                    let (t, p, _, _) = heavy_bundle(i);
+                    (t, p)
+                })
+                .collect();
+            Some(case(
+                rows,
+                |rows| {
+                    use rayon::prelude::*;
+                    rows.par_iter_mut().for_each(|(t, p)| heavy(t, p));
+                },
+                |rows| rows.iter().map(|(t, p)| sum_heavy(t, p)).sum(),
+            ))
+        }
     }
 }

@@ -61,6 +61,101 @@ fn sched_digest(w: &mut World) -> f64 {
     s
 }
 
+fn simple_world() -> World {
+    let mut w = World::new();
+    w.spawn_batch((0..N).map(bundle));
+    w
+}
+
+fn step(p: &mut Position, v: &Velocity) {
+    p.0[0] += v.0[0];
+    p.0[1] += v.0[1];
+    p.0[2] += v.0[2];
+}
+
+/// The way users write it: a `for` loop over `query_mut` (the measured `rota` column).
+fn simple_for(w: &mut World) {
+    for (p, v) in w.query_mut::<(&mut Position, &Velocity)>() {
+        step(p, v);
+    }
+}
+
+fn simple_each(w: &mut World) {
+    w.query_mut::<(&mut Position, &Velocity)>()
+        .for_each(|(p, v)| step(p, v));
+}
+
+fn simple_runs(w: &mut World) {
+    w.query_mut::<(&mut Position, &Velocity)>()
+        .for_each_run(|_, (p, v)| {
+            for (p, v) in p.iter_mut().zip(v) {
+                step(p, v);
+            }
+        });
+}
+
+fn simple_digest(w: &mut World) -> f64 {
+    w.query_mut::<&Position>().map(|p| sum3(&p.0)).sum()
+}
+
+fn fragmented_world() -> World {
+    let mut w = World::new();
+    macro_rules! sp {
+        ($w:expr, $t:ident) => {
+            $w.spawn_batch((0..FRAG_PER_TYPE).map(|_| (frag::$t(0.0), Data(1.0))));
+        };
+    }
+    frag_all!(sp, w);
+    w
+}
+
+fn fragmented_for(w: &mut World) {
+    for d in w.query_mut::<&mut Data>() {
+        d.0 *= 2.0;
+    }
+}
+
+fn fragmented_each(w: &mut World) {
+    w.query_mut::<&mut Data>().for_each(|d| d.0 *= 2.0);
+}
+
+fn fragmented_runs(w: &mut World) {
+    w.query_mut::<&mut Data>().for_each_run(|_, d| {
+        for d in d {
+            d.0 *= 2.0;
+        }
+    });
+}
+
+fn fragmented_digest(w: &mut World) -> f64 {
+    w.query_mut::<&Data>().map(|d| d.0 as f64).sum()
+}
+
+/// The other ways to write rota's iteration loops, timed beside the `for` loop: `for_each`
+/// (the iterator's `fold`) and `for_each_run` (the run slices).
+pub fn variants(wl: Workload) -> Vec<(&'static str, Box<dyn Bench>)> {
+    match wl {
+        Workload::SimpleIter => vec![
+            (
+                "rota for_each",
+                case(simple_world(), simple_each, simple_digest),
+            ),
+            ("rota runs", case(simple_world(), simple_runs, simple_digest)),
+        ],
+        Workload::FragmentedIter => vec![
+            (
+                "rota for_each",
+                case(fragmented_world(), fragmented_each, fragmented_digest),
+            ),
+            (
+                "rota runs",
+                case(fragmented_world(), fragmented_runs, fragmented_digest),
+            ),
+        ],
+        _ => Vec::new(),
+    }
+}
+
 pub fn make(wl: Workload) -> Box<dyn Bench> {
     match wl {
         Workload::SimpleInsert => case(
@@ -72,36 +167,8 @@ pub fn make(wl: Workload) -> Box<dyn Bench> {
             },
             |s| bundle_digest(s.as_mut().expect("ran")),
         ),
-        Workload::SimpleIter => {
-            let mut w = World::new();
-            w.spawn_batch((0..N).map(bundle));
-            case(
-                w,
-                |w| {
-                    w.query_mut::<(&mut Position, &Velocity)>()
-                        .for_each(|(p, v)| {
-                            p.0[0] += v.0[0];
-                            p.0[1] += v.0[1];
-                            p.0[2] += v.0[2];
-                        })
-                },
-                |w| w.query_mut::<&Position>().map(|p| sum3(&p.0)).sum(),
-            )
-        }
-        Workload::FragmentedIter => {
-            let mut w = World::new();
-            macro_rules! sp {
-                ($w:expr, $t:ident) => {
-                    $w.spawn_batch((0..FRAG_PER_TYPE).map(|_| (frag::$t(0.0), Data(1.0))));
-                };
-            }
-            frag_all!(sp, w);
-            case(
-                w,
-                |w| w.query_mut::<&mut Data>().for_each(|d| d.0 *= 2.0),
-                |w| w.query_mut::<&Data>().map(|d| d.0 as f64).sum(),
-            )
-        }
+        Workload::SimpleIter => case(simple_world(), simple_for, simple_digest),
+        Workload::FragmentedIter => case(fragmented_world(), fragmented_for, fragmented_digest),
         Workload::AddRemove => {
             let mut w = World::new();
             let es: Vec<Entity> = w.spawn_batch((0..N).map(|_| (AddA(1.0),)));

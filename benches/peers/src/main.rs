@@ -31,6 +31,10 @@ pub const LIBS: [&str; 5] = ["rota", "hecs", "bevy_ecs", "shipyard", "sparsey"];
 /// is not in the "fastest" ratio), reported as its own column and as rota ÷ plain.
 const PLAIN: &str = "plain";
 
+/// rota's other loop styles (`lib_rota::variants`): timed with the rest, reported as their own
+/// columns, never in the "fastest" ratio.
+const ROTA_VARIANTS: [&str; 2] = ["rota for_each", "rota runs"];
+
 /// Libraries whose `schedule` case is a plain sequential loop (no scheduler of their own).
 const SEQUENTIAL_SCHEDULE: [(&str, &str); 2] = [
     (
@@ -114,7 +118,8 @@ fn work_check() {
         let cases = LIBS
             .iter()
             .map(|&lib| (lib, make(lib, wl)))
-            .chain(lib_plain::make(wl).map(|b| (PLAIN, b)));
+            .chain(lib_plain::make(wl).map(|b| (PLAIN, b)))
+            .chain(lib_rota::variants(wl));
         for (lib, mut b) in cases {
             for _ in 0..ITERS {
                 b.prepare();
@@ -210,7 +215,8 @@ fn main() {
         let cases = LIBS
             .iter()
             .map(|&lib| (lib, make(lib, wl)))
-            .chain(lib_plain::make(wl).map(|b| (PLAIN, b)));
+            .chain(lib_plain::make(wl).map(|b| (PLAIN, b)))
+            .chain(lib_rota::variants(wl));
         for (lib, mut bench) in cases {
             let mut one = f64::MAX;
             for _ in 0..3 {
@@ -328,10 +334,17 @@ fn main() {
     );
     let _ = writeln!(
         md,
-        "| workload | {} | plain Rust (lower bound) | rota ÷ plain |",
-        LIBS.join(" | ")
+        "| workload | {} | plain Rust (lower bound) | rota ÷ plain | {} |",
+        LIBS.join(" | "),
+        ROTA_VARIANTS
+            .map(|v| format!("{v} (÷ plain)"))
+            .join(" | ")
     );
-    let _ = writeln!(md, "|---|{}", "---|".repeat(LIBS.len() + 2));
+    let _ = writeln!(
+        md,
+        "|---|{}",
+        "---|".repeat(LIBS.len() + 2 + ROTA_VARIANTS.len())
+    );
     let mut ratios: Vec<(Workload, Vec<f64>)> = Vec::new();
     for wl in Workload::ALL {
         let row: Vec<Stats> = LIBS
@@ -368,11 +381,27 @@ fn main() {
             ),
             None => ("—".to_string(), "—".to_string()),
         };
+        let variant_cells: Vec<String> = ROTA_VARIANTS
+            .iter()
+            .map(|v| {
+                match slots.iter().find(|s| s.lib == *v && s.wl == wl) {
+                    Some(s) => {
+                        let st = stats(&s.samples);
+                        match &plain {
+                            Some(p) => format!("{} ({:.2}×)", fmt_ns(st.median), st.median / p.median),
+                            None => fmt_ns(st.median),
+                        }
+                    }
+                    None => "—".to_string(),
+                }
+            })
+            .collect();
         let _ = writeln!(
             md,
-            "| {} | {} | {plain_cell} | {rota_over_plain} |",
+            "| {} | {} | {plain_cell} | {rota_over_plain} | {} |",
             wl.name(),
-            cells.join(" | ")
+            cells.join(" | "),
+            variant_cells.join(" | ")
         );
         ratios.push((wl, row.iter().map(|s| s.median / best).collect()));
     }
@@ -394,8 +423,11 @@ fn main() {
          each iteration into the same world, then despawned one call at a time in one fixed \
          shuffled order (rota `despawn`, hecs `despawn`, bevy_ecs `despawn`, shipyard \
          `delete_entity`, sparsey `destroy`); only the despawns are timed.\n\
-         * plain Rust: the same values through plain `Vec`s indexed by entity number, no ECS \
-         (`benches/peers/src/lib_plain.rs`), for simple_insert, add_remove and despawn.\n",
+         * simple_iter, fragmented_iter: rota's measured column is a `for` loop over `query_mut`; \
+         `rota for_each` and `rota runs` (`for_each_run`, slices per run) are the other two ways \
+         to write it.\n\
+         * plain Rust: the same values through plain `Vec`s, no ECS \
+         (`benches/peers/src/lib_plain.rs`), for every workload (rayon for heavy_compute).\n",
         SEQUENTIAL_SCHEDULE
             .iter()
             .map(|(_, why)| *why)

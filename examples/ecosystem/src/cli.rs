@@ -37,6 +37,10 @@ pub struct Args {
     /// The directory must exist. [default: target/ecosystem.svg, skipped if ./target is missing]
     #[arg(long, value_parser = parse_chart_path)]
     pub chart: Option<PathBuf>,
+    /// Print the last tick's profile: time per batch and per system, settling and commands
+    /// (measured in rota-schedule; never used for any decision, so results stay deterministic).
+    #[arg(long)]
+    pub profile: bool,
 }
 
 /// What to do, once the options are checked.

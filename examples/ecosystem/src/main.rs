@@ -70,8 +70,9 @@ fn simulate(args: &Args, threads: usize, show: bool) -> Result<Outcome, String> 
         }
     }
     let start = Instant::now();
+    let mut last_report = None;
     for tick in 1..=args.ticks {
-        let _ = schedule.run(&mut world);
+        last_report = Some(schedule.run(&mut world));
         if let Some(bar) = &bar {
             bar.inc(1);
         }
@@ -86,6 +87,12 @@ fn simulate(args: &Args, threads: usize, show: bool) -> Result<Outcome, String> 
         bar.finish_and_clear();
     }
     let seconds = start.elapsed().as_secs_f64();
+    if show
+        && args.profile
+        && let Some(report) = &last_report
+    {
+        println!("profile of tick {} ({threads} thread(s)):\n{}", report.tick, report.profile);
+    }
     Ok(Outcome {
         checksum: sim::checksum(&world),
         seconds,
