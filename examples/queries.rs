@@ -51,7 +51,7 @@ fn main() {
     }
     world.despawn(hero).expect("alive");
     match world.query_one::<&Name>(hero) {
-        Err(QueryGetError::Dead(e)) => println!("{e} is gone"),
+        Err(QueryGetError::Dead(e)) => println!("{e}"),
         other => println!("unexpected: {other:?}"),
     }
 }

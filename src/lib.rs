@@ -61,9 +61,9 @@ pub use rota_core::system::{
 };
 pub use rota_core::{
     ApplyReport, Bundle, CommandError, CommandKind, CommandQueue, Commands, Component, Entities,
-    EntitiesIter, Entity, EntityNotAlive, Iter, IterMut, QueryAliasError, QueryData, QueryGetError,
-    QueryIter, ReadOnlyQueryData, Resource, ResourceError, SpawnError, Store, StoreError, With,
-    Without, World, join,
+    EntitiesIter, Entity, EntityNotAlive, Iter, IterMut, MismatchReason, QueryAliasError,
+    QueryData, QueryGetError, QueryIter, ReadOnlyQueryData, Resource, ResourceError, SpawnError,
+    Store, StoreError, With, Without, World, join,
 };
 pub use rota_macros::{Component, Resource, StableHash, SystemParam, system};
 pub use rota_schedule::{

@@ -226,3 +226,20 @@ fn an_excluded_entity_splits_a_run() {
         .for_each_run(|entities, _| runs.push((entities[0].slot(), entities.len())));
     assert_eq!(runs, [(0, 4), (5, 5)]);
 }
+
+#[test]
+fn for_each_run_after_next_hands_out_the_rest_of_the_started_run() {
+    let mut world = World::new();
+    for i in 0..10 {
+        world.spawn_with((A(i), B(i)));
+    }
+    let mut it = world.query_mut::<(Entity, &mut A, &B)>();
+    let first = it.next().map(|(_, a, _)| a.0);
+    assert_eq!(first, Some(0));
+    let mut rest = Vec::new();
+    it.for_each_run(|entities, ((), a, b)| {
+        assert_eq!((entities.len(), a.len()), (b.len(), b.len()));
+        rest.extend(entities.iter().zip(a.iter()).map(|(e, a)| (e.slot(), a.0)));
+    });
+    assert_eq!(rest, (1..10).map(|i| (i, i)).collect::<Vec<_>>());
+}

@@ -6,7 +6,8 @@
 //! a test can tell whether a yielded value belongs to the entity it was yielded with.
 
 use rota::{
-    Component, Entity, EntityNotAlive, QueryAliasError, QueryGetError, With, Without, World,
+    Component, Entity, EntityNotAlive, MismatchReason, QueryAliasError, QueryGetError, With,
+    Without, World,
 };
 
 #[derive(Component, Debug, PartialEq)]
@@ -159,7 +160,10 @@ fn destroyed_entities_and_stale_handles_are_excluded_after_slot_reuse() {
     assert_eq!(world.get_mut::<A>(old), None);
     assert!(!world.has::<A>(old));
     assert_eq!(world.insert(old, B(7)), Err(EntityNotAlive(old)));
-    assert_eq!(world.query_one::<&A>(old), Err(QueryGetError::Dead(old)));
+    assert_eq!(
+        world.query_one::<&A>(old),
+        Err(QueryGetError::Dead(EntityNotAlive(old)))
+    );
 
     // The reused slot inherited nothing from its previous incarnation.
     assert_eq!(world.get::<B>(new), None);
@@ -695,21 +699,21 @@ fn query_one_returns_the_item_or_a_typed_reason() {
     );
     assert_eq!(
         world.query_one::<&A>(stale),
-        Err(QueryGetError::Dead(stale))
+        Err(QueryGetError::Dead(EntityNotAlive(stale)))
     );
     assert_eq!(
         world.query_one::<(&A, &B)>(a_only),
         Err(QueryGetError::Mismatch {
             entity: a_only,
             component: "B",
-            reason: "lacks"
+            reason: MismatchReason::Lacks
         })
     );
     assert!(matches!(
         world.query_one::<(&A, &B)>(reused),
         Err(QueryGetError::Mismatch {
             component: "B",
-            reason: "lacks",
+            reason: MismatchReason::Lacks,
             ..
         })
     ));
@@ -719,14 +723,14 @@ fn query_one_returns_the_item_or_a_typed_reason() {
         Err(QueryGetError::Mismatch {
             entity: full,
             component: "B",
-            reason: "has excluded"
+            reason: MismatchReason::HasExcluded
         })
     );
     assert!(matches!(
         world.query_one::<(&A, With<Never>)>(full),
         Err(QueryGetError::Mismatch {
             component: "Never",
-            reason: "lacks",
+            reason: MismatchReason::Lacks,
             ..
         })
     ));
@@ -755,13 +759,13 @@ fn query_one_mut_writes_and_reports_like_query_one() {
 
     assert!(matches!(
         world.query_one_mut::<&mut A>(stale),
-        Err(QueryGetError::Dead(e)) if e == stale
+        Err(QueryGetError::Dead(EntityNotAlive(e))) if e == stale
     ));
     assert!(matches!(
         world.query_one_mut::<(&mut A, &B)>(a_only),
         Err(QueryGetError::Mismatch {
             component: "B",
-            reason: "lacks",
+            reason: MismatchReason::Lacks,
             ..
         })
     ));
@@ -769,7 +773,7 @@ fn query_one_mut_writes_and_reports_like_query_one() {
         world.query_one_mut::<(&mut A, Without<B>)>(full),
         Err(QueryGetError::Mismatch {
             component: "B",
-            reason: "has excluded",
+            reason: MismatchReason::HasExcluded,
             ..
         })
     ));

@@ -402,13 +402,16 @@ fn query_get_reports_dead_entities_and_missing_components() {
     #[system(reads(Health, Velocity, Target), writes(Seen))]
     fn probe(q: Query<(&Health, &Velocity)>, target: Res<Target>, mut seen: ResMut<Seen>) {
         match q.get(target.0) {
-            Err(QueryGetError::Dead(e)) => seen.entities.push(e),
+            Err(QueryGetError::Dead(rota::EntityNotAlive(e))) => seen.entities.push(e),
             Err(QueryGetError::Mismatch {
                 entity,
                 component,
                 reason,
             }) => {
-                assert_eq!((component, reason), ("Velocity", "lacks"));
+                assert_eq!(
+                    (component, reason),
+                    ("Velocity", rota::MismatchReason::Lacks)
+                );
                 seen.entities.push(entity);
                 seen.values.push(-1);
             }

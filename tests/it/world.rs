@@ -905,5 +905,8 @@ fn a_dead_entity_converts_into_a_query_get_error() {
     let mut world = World::new();
     let e = world.spawn();
     world.despawn(e).unwrap();
-    assert_eq!(lookup(&world, e), Err(rota::QueryGetError::Dead(e)));
+    assert_eq!(
+        lookup(&world, e),
+        Err(rota::QueryGetError::Dead(rota::EntityNotAlive(e)))
+    );
 }

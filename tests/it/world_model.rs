@@ -28,8 +28,8 @@ use proptest::collection::vec;
 use proptest::prelude::*;
 use proptest::test_runner::TestCaseError;
 use rota::{
-    ApplyReport, CommandError, CommandKind, Component, Entity, EntityNotAlive, QueryGetError, With,
-    Without, World,
+    ApplyReport, CommandError, CommandKind, Component, Entity, EntityNotAlive, MismatchReason,
+    QueryGetError, With, Without, World,
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -1053,20 +1053,20 @@ impl Harness {
             self.check_components::<C>(e, row)?;
             self.check_components::<D>(e, row)?;
             let exp_ab = match row {
-                None => Err(QueryGetError::Dead(e)),
+                None => Err(QueryGetError::Dead(EntityNotAlive(e))),
                 Some(r) => match (r.a, r.b) {
                     (Some(a), Some(b)) => Ok((a, b)),
-                    (None, _) => Err(mismatch(e, "A", "lacks")),
-                    (Some(_), None) => Err(mismatch(e, "B", "lacks")),
+                    (None, _) => Err(mismatch(e, "A", MismatchReason::Lacks)),
+                    (Some(_), None) => Err(mismatch(e, "B", MismatchReason::Lacks)),
                 },
             };
             let got_ab = self.world.query_one::<(&A, &B)>(e).map(|(a, b)| (*a, *b));
             check(format_args!("query_one::<(&A, &B)>({e})"), got_ab, exp_ab)?;
             let exp_cd = match row {
-                None => Err(QueryGetError::Dead(e)),
+                None => Err(QueryGetError::Dead(EntityNotAlive(e))),
                 Some(r) => match (r.c, r.d) {
-                    (None, _) => Err(mismatch(e, "C", "lacks")),
-                    (Some(_), Some(_)) => Err(mismatch(e, "D", "has excluded")),
+                    (None, _) => Err(mismatch(e, "C", MismatchReason::Lacks)),
+                    (Some(_), Some(_)) => Err(mismatch(e, "D", MismatchReason::HasExcluded)),
                     (Some(c), None) => Ok(c),
                 },
             };
@@ -1107,7 +1107,7 @@ impl Harness {
     }
 }
 
-fn mismatch(entity: Entity, component: &'static str, reason: &'static str) -> QueryGetError {
+fn mismatch(entity: Entity, component: &'static str, reason: MismatchReason) -> QueryGetError {
     QueryGetError::Mismatch {
         entity,
         component,

@@ -48,8 +48,8 @@ pub enum ResourceError {
 #[non_exhaustive]
 pub enum QueryGetError {
     /// The entity is dead or the handle stale.
-    #[error("entity {0} is not alive")]
-    Dead(Entity),
+    #[error(transparent)]
+    Dead(#[from] EntityNotAlive),
     /// The entity is alive but lacks a component the query requires (or has one it excludes).
     #[error("entity {entity} does not match the query: {reason} `{component}`")]
     Mismatch {
@@ -57,16 +57,27 @@ pub enum QueryGetError {
         entity: Entity,
         /// The component at fault.
         component: &'static str,
-        /// `"lacks"` for a required component, `"has excluded"` for a `Without` filter.
-        reason: &'static str,
+        /// Whether it lacks a required component or has an excluded one.
+        reason: MismatchReason,
     },
 }
 
-/// `?` on an [`EntityNotAlive`] inside a function returning [`QueryGetError`] gives
-/// [`QueryGetError::Dead`].
-impl From<EntityNotAlive> for QueryGetError {
-    fn from(EntityNotAlive(entity): EntityNotAlive) -> QueryGetError {
-        QueryGetError::Dead(entity)
+/// Why an entity does not match a query.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum MismatchReason {
+    /// It lacks a component the query requires (`&T`, `&mut T`, `With<T>`).
+    Lacks,
+    /// It has a component the query excludes (`Without<T>`).
+    HasExcluded,
+}
+
+impl std::fmt::Display for MismatchReason {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            MismatchReason::Lacks => "lacks",
+            MismatchReason::HasExcluded => "has excluded",
+        })
     }
 }
 

@@ -85,8 +85,8 @@ pub use commands::{ApplyReport, CommandQueue, Commands};
 pub use component::{Component, Resource};
 pub use entity::{Entities, EntitiesIter, Entity};
 pub use error::{
-    CommandError, CommandKind, EntityNotAlive, QueryAliasError, QueryGetError, ResourceError,
-    SpawnError, StoreError,
+    CommandError, CommandKind, EntityNotAlive, MismatchReason, QueryAliasError, QueryGetError,
+    ResourceError, SpawnError, StoreError,
 };
 pub use query::{QueryData, QueryIter, ReadOnlyQueryData, With, Without};
 pub use store::{Iter, IterMut, Store, join};

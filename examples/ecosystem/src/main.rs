@@ -91,7 +91,10 @@ fn simulate(args: &Args, threads: usize, show: bool) -> Result<Outcome, String> 
         && args.profile
         && let Some(report) = &last_report
     {
-        println!("profile of tick {} ({threads} thread(s)):\n{}", report.tick, report.profile);
+        println!(
+            "profile of tick {} ({threads} thread(s)):\n{}",
+            report.tick, report.profile
+        );
     }
     Ok(Outcome {
         checksum: sim::checksum(&world),

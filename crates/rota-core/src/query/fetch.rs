@@ -10,6 +10,7 @@ use super::{
 };
 use crate::component::Component;
 use crate::entity::Entity;
+use crate::error::MismatchReason;
 use crate::store::index::StoreIndex;
 use crate::system::{ReadOf, WriteOf};
 
@@ -62,8 +63,8 @@ fn access<T: Component>(mode: Mode) -> Access {
     }
 }
 
-fn lacks<T: Component>(has: bool) -> Option<(&'static str, &'static str)> {
-    (!has).then_some(("lacks", T::NAME))
+fn lacks<T: Component>(has: bool) -> Option<(MismatchReason, &'static str)> {
+    (!has).then_some((MismatchReason::Lacks, T::NAME))
 }
 
 /// A shared column: index, values, and its id in the join.
@@ -185,6 +186,9 @@ impl<T: Component> QueryData for &T {
     fn empty_run<'w>() -> Self::Run<'w> {
         [].iter()
     }
+    fn rest<'w>(run: Self::Run<'w>) -> Self::Slices<'w> {
+        run.as_slice()
+    }
     fn slices_one<'w>(f: &mut Self::Fetch<'w>, e: Entity) -> Option<&'w [T]> {
         f.as_ref()?.get(e).map(slice::from_ref)
     }
@@ -192,7 +196,7 @@ impl<T: Component> QueryData for &T {
     fn fetch_one<'w>(f: &mut Self::Fetch<'w>, e: Entity) -> Option<&'w T> {
         f.as_ref()?.get(e)
     }
-    fn mismatch(f: &Self::Fetch<'_>, e: Entity) -> Option<(&'static str, &'static str)> {
+    fn mismatch(f: &Self::Fetch<'_>, e: Entity) -> Option<(MismatchReason, &'static str)> {
         lacks::<T>(f.as_ref().is_some_and(|c| c.index.contains(e)))
     }
 }
@@ -232,6 +236,9 @@ impl<T: Component> QueryData for &mut T {
     fn empty_run<'w>() -> Self::Run<'w> {
         <&mut [T]>::default().iter_mut()
     }
+    fn rest<'w>(run: Self::Run<'w>) -> Self::Slices<'w> {
+        run.into_slice()
+    }
     fn slices_one<'w>(f: &mut Self::Fetch<'w>, e: Entity) -> Option<&'w mut [T]> {
         f.as_mut()?.get(e).map(slice::from_mut)
     }
@@ -239,7 +246,7 @@ impl<T: Component> QueryData for &mut T {
     fn fetch_one<'w>(f: &mut Self::Fetch<'w>, e: Entity) -> Option<&'w mut T> {
         f.as_mut()?.get(e)
     }
-    fn mismatch(f: &Self::Fetch<'_>, e: Entity) -> Option<(&'static str, &'static str)> {
+    fn mismatch(f: &Self::Fetch<'_>, e: Entity) -> Option<(MismatchReason, &'static str)> {
         lacks::<T>(f.as_ref().is_some_and(|c| c.index.contains(e)))
     }
 }
@@ -309,6 +316,12 @@ impl<T: Component> QueryData for Option<&T> {
     fn empty_run<'w>() -> Self::Run<'w> {
         OptionRun::None(0)
     }
+    fn rest<'w>(run: Self::Run<'w>) -> Self::Slices<'w> {
+        match run {
+            OptionRun::Some(it) => Some(it.as_slice()),
+            OptionRun::None(_) => None,
+        }
+    }
     fn slices_one<'w>(f: &mut Self::Fetch<'w>, e: Entity) -> Option<Option<&'w [T]>> {
         Some(f.as_ref().and_then(|c| c.get(e)).map(slice::from_ref))
     }
@@ -316,7 +329,7 @@ impl<T: Component> QueryData for Option<&T> {
     fn fetch_one<'w>(f: &mut Self::Fetch<'w>, e: Entity) -> Option<Option<&'w T>> {
         Some(f.as_ref().and_then(|c| c.get(e)))
     }
-    fn mismatch(_: &Self::Fetch<'_>, _: Entity) -> Option<(&'static str, &'static str)> {
+    fn mismatch(_: &Self::Fetch<'_>, _: Entity) -> Option<(MismatchReason, &'static str)> {
         None
     }
 }
@@ -357,6 +370,12 @@ impl<T: Component> QueryData for Option<&mut T> {
     fn empty_run<'w>() -> Self::Run<'w> {
         OptionRun::None(0)
     }
+    fn rest<'w>(run: Self::Run<'w>) -> Self::Slices<'w> {
+        match run {
+            OptionRun::Some(it) => Some(it.into_slice()),
+            OptionRun::None(_) => None,
+        }
+    }
     fn slices_one<'w>(f: &mut Self::Fetch<'w>, e: Entity) -> Option<Option<&'w mut [T]>> {
         Some(f.as_mut().and_then(|c| c.get(e)).map(slice::from_mut))
     }
@@ -364,7 +383,7 @@ impl<T: Component> QueryData for Option<&mut T> {
     fn fetch_one<'w>(f: &mut Self::Fetch<'w>, e: Entity) -> Option<Option<&'w mut T>> {
         Some(f.as_mut().and_then(|c| c.get(e)))
     }
-    fn mismatch(_: &Self::Fetch<'_>, _: Entity) -> Option<(&'static str, &'static str)> {
+    fn mismatch(_: &Self::Fetch<'_>, _: Entity) -> Option<(MismatchReason, &'static str)> {
         None
     }
 }
@@ -390,6 +409,7 @@ impl QueryData for Entity {
     fn empty_run<'w>() -> Self::Run<'w> {
         [].iter().copied()
     }
+    fn rest<'w>(_: Self::Run<'w>) -> Self::Slices<'w> {}
     fn slices_one<'w>(_: &mut Self::Fetch<'w>, _: Entity) -> Option<Self::Slices<'w>> {
         Some(())
     }
@@ -397,7 +417,7 @@ impl QueryData for Entity {
     fn fetch_one<'w>(_: &mut Self::Fetch<'w>, e: Entity) -> Option<Self::Item<'w>> {
         Some(e)
     }
-    fn mismatch(_: &Self::Fetch<'_>, _: Entity) -> Option<(&'static str, &'static str)> {
+    fn mismatch(_: &Self::Fetch<'_>, _: Entity) -> Option<(MismatchReason, &'static str)> {
         None
     }
 }
@@ -443,6 +463,7 @@ macro_rules! impl_filter {
             fn empty_run<'w>() -> Self::Run<'w> {
                 std::iter::repeat_n((), 0)
             }
+            fn rest<'w>(_: Self::Run<'w>) -> Self::Slices<'w> {}
             fn slices_one<'w>(f: &mut Self::Fetch<'w>, e: Entity) -> Option<Self::Slices<'w>> {
                 Self::fetch_one(f, e)
             }
@@ -451,7 +472,7 @@ macro_rules! impl_filter {
                 let has = f.index.is_some_and(|i| i.contains(e));
                 ($matches)(has).then_some(())
             }
-            fn mismatch(f: &Self::Fetch<'_>, e: Entity) -> Option<(&'static str, &'static str)> {
+            fn mismatch(f: &Self::Fetch<'_>, e: Entity) -> Option<(MismatchReason, &'static str)> {
                 let has = f.index.is_some_and(|i| i.contains(e));
                 (!($matches)(has)).then_some(($mismatch, T::NAME))
             }
@@ -460,8 +481,13 @@ macro_rules! impl_filter {
     };
 }
 
-impl_filter!(With, Role::Required, |has: bool| has, "lacks");
-impl_filter!(Without, Role::Excluded, |has: bool| !has, "has excluded");
+impl_filter!(With, Role::Required, |has: bool| has, MismatchReason::Lacks);
+impl_filter!(
+    Without,
+    Role::Excluded,
+    |has: bool| !has,
+    MismatchReason::HasExcluded
+);
 
 impl Sealed for () {}
 impl QueryData for () {
@@ -484,6 +510,7 @@ impl QueryData for () {
     fn empty_run<'w>() -> Self::Run<'w> {
         std::iter::repeat_n((), 0)
     }
+    fn rest<'w>(_: Self::Run<'w>) -> Self::Slices<'w> {}
     fn slices_one<'w>(_: &mut Self::Fetch<'w>, _: Entity) -> Option<Self::Slices<'w>> {
         Some(())
     }
@@ -491,7 +518,7 @@ impl QueryData for () {
     fn fetch_one<'w>(_: &mut Self::Fetch<'w>, _: Entity) -> Option<Self::Item<'w>> {
         Some(())
     }
-    fn mismatch(_: &Self::Fetch<'_>, _: Entity) -> Option<(&'static str, &'static str)> {
+    fn mismatch(_: &Self::Fetch<'_>, _: Entity) -> Option<(MismatchReason, &'static str)> {
         None
     }
 }
@@ -533,6 +560,9 @@ macro_rules! impl_query_tuple {
             fn empty_run<'w>() -> Self::Run<'w> {
                 TupleRun(($($Q::empty_run(),)+))
             }
+            fn rest<'w>(run: Self::Run<'w>) -> Self::Slices<'w> {
+                ($($Q::rest(run.0.$i),)+)
+            }
             fn slices_one<'w>(f: &mut Self::Fetch<'w>, e: Entity) -> Option<Self::Slices<'w>> {
                 Some(($($Q::slices_one(&mut f.$i, e)?,)+))
             }
@@ -540,7 +570,7 @@ macro_rules! impl_query_tuple {
             fn fetch_one<'w>(f: &mut Self::Fetch<'w>, e: Entity) -> Option<Self::Item<'w>> {
                 Some(($($Q::fetch_one(&mut f.$i, e)?,)+))
             }
-            fn mismatch(f: &Self::Fetch<'_>, e: Entity) -> Option<(&'static str, &'static str)> {
+            fn mismatch(f: &Self::Fetch<'_>, e: Entity) -> Option<(MismatchReason, &'static str)> {
                 None$(.or_else(|| $Q::mismatch(&f.$i, e)))+
             }
         }
@@ -551,6 +581,18 @@ macro_rules! impl_query_tuple {
             #[inline]
             fn next(&mut self) -> Option<Self::Item> {
                 Some(($(self.0.$i.next()?,)+))
+            }
+            fn size_hint(&self) -> (usize, Option<usize>) {
+                let mut hint = (usize::MAX, None::<usize>);
+                $(
+                    let (low, high) = self.0.$i.size_hint();
+                    hint.0 = hint.0.min(low);
+                    hint.1 = match (hint.1, high) {
+                        (Some(a), Some(b)) => Some(a.min(b)),
+                        (a, b) => a.or(b),
+                    };
+                )+
+                hint
             }
         }
     };

@@ -4,7 +4,7 @@ use std::iter::FusedIterator;
 
 use super::{Borrows, JoinPlan, QueryData};
 use crate::entity::{EntitiesIter, Entity};
-use crate::error::QueryGetError;
+use crate::error::{EntityNotAlive, QueryGetError};
 use crate::store::index::StoreIndex;
 use crate::store::sparse::SparseIter;
 
@@ -32,13 +32,9 @@ impl Walk<'_> {
     }
 }
 
-enum Mode<'w, Q: QueryData> {
-    /// Settled stores: a run join (see `join.rs`); `current` is the run being yielded (an
-    /// empty one before the first).
-    Runs {
-        plan: JoinPlan<'w>,
-        current: Q::Run<'w>,
-    },
+enum Mode<'w> {
+    /// Settled stores: a run join (see `join.rs`).
+    Runs(JoinPlan<'w>),
     /// Entity by entity: `walk` drives, every element probes.
     Probe(Walk<'w>),
 }
@@ -48,9 +44,14 @@ enum Mode<'w, Q: QueryData> {
 /// `F` is a filter query whose items are discarded (e.g. `With<T>`). `for` loops, `for_each`
 /// and [`QueryIter::for_each_run`] all take the run join when the stores are settled.
 pub struct QueryIter<'w, Q: QueryData, F: QueryData = ()> {
+    /// The run being yielded (empty before the first, and always in the entity-by-entity
+    /// mode). First, and checked first: `next` is a slice step plus one branch until a run ends.
+    current: Q::Run<'w>,
+    /// The entities of the run `current` came from.
+    run_entities: &'w [Entity],
     data: Q::Fetch<'w>,
     filter: F::Fetch<'w>,
-    mode: Mode<'w, Q>,
+    mode: Mode<'w>,
 }
 
 impl<'w, Q: QueryData, F: QueryData> QueryIter<'w, Q, F> {
@@ -62,10 +63,7 @@ impl<'w, Q: QueryData, F: QueryData> QueryIter<'w, Q, F> {
         Q::plan(&mut data, &mut plan);
         F::plan(&mut filter, &mut plan);
         let mode = if plan.finish() {
-            Mode::Runs {
-                plan,
-                current: Q::empty_run(),
-            }
+            Mode::Runs(plan)
         } else {
             let mut best: Option<StoreIndex<'w>> = None;
             Q::required(&data, &mut best);
@@ -79,7 +77,13 @@ impl<'w, Q: QueryData, F: QueryData> QueryIter<'w, Q, F> {
                 },
             })
         };
-        QueryIter { data, filter, mode }
+        QueryIter {
+            current: Q::empty_run(),
+            run_entities: &[],
+            data,
+            filter,
+            mode,
+        }
     }
 
     /// The query's item for one entity, with a typed reason when it has none.
@@ -90,7 +94,7 @@ impl<'w, Q: QueryData, F: QueryData> QueryIter<'w, Q, F> {
     /// component the entity lacks (or has, for `Without`).
     pub fn get_one(mut borrows: Borrows<'w>, entity: Entity) -> Result<Q::Item<'w>, QueryGetError> {
         if !borrows.entities().is_alive(entity) {
-            return Err(QueryGetError::Dead(entity));
+            return Err(QueryGetError::Dead(EntityNotAlive(entity)));
         }
         let mut data = Q::init(&mut borrows);
         let mut filter = F::init(&mut borrows);
@@ -105,7 +109,7 @@ impl<'w, Q: QueryData, F: QueryData> QueryIter<'w, Q, F> {
         }
         F::fetch_one(&mut filter, entity)
             .and_then(|_| Q::fetch_one(&mut data, entity))
-            .ok_or(QueryGetError::Dead(entity))
+            .ok_or(QueryGetError::Dead(EntityNotAlive(entity)))
     }
 
     /// Calls `f` once per **run** — a stretch of matching entities that every store holds
@@ -130,8 +134,15 @@ impl<'w, Q: QueryData, F: QueryData> QueryIter<'w, Q, F> {
     /// assert_eq!(world.query::<&Pos>().map(|p| p.0).sum::<f32>(), 499_500.0);
     /// ```
     pub fn for_each_run(mut self, mut f: impl FnMut(&[Entity], Q::Slices<'w>)) {
+        // What `next` left of a run it started: its tail, as slices.
+        let current = std::mem::replace(&mut self.current, Q::empty_run());
+        let left = current.size_hint().0;
+        if left > 0 {
+            let entities = &self.run_entities[self.run_entities.len() - left..];
+            f(entities, Q::rest(current));
+        }
         match &mut self.mode {
-            Mode::Runs { plan, .. } => {
+            Mode::Runs(plan) => {
                 while plan.next_run() {
                     f(plan.entities(), Q::slices(&mut self.data, plan));
                 }
@@ -164,25 +175,9 @@ impl<'w, Q: QueryData, F: QueryData> Iterator for QueryIter<'w, Q, F> {
 
     #[inline]
     fn next(&mut self) -> Option<Q::Item<'w>> {
-        match &mut self.mode {
-            Mode::Runs { plan, current } => loop {
-                if let Some(item) = current.next() {
-                    return Some(item);
-                }
-                if !plan.next_run() {
-                    return None;
-                }
-                *current = Q::run(Q::slices(&mut self.data, plan), plan.entities());
-            },
-            Mode::Probe(walk) => loop {
-                let e = walk.next()?;
-                if F::fetch_one(&mut self.filter, e).is_none() {
-                    continue;
-                }
-                if let Some(item) = Q::fetch_one(&mut self.data, e) {
-                    return Some(item);
-                }
-            },
+        match self.current.next() {
+            Some(item) => Some(item),
+            None => self.next_run_or_probe(),
         }
     }
 
@@ -191,11 +186,10 @@ impl<'w, Q: QueryData, F: QueryData> Iterator for QueryIter<'w, Q, F> {
     where
         G: FnMut(B, Self::Item) -> B,
     {
-        let mut acc = init;
+        let current = std::mem::replace(&mut self.current, Q::empty_run());
+        let mut acc = current.fold(init, &mut g);
         match &mut self.mode {
-            Mode::Runs { plan, current } => {
-                let current = std::mem::replace(current, Q::empty_run());
-                acc = current.fold(acc, &mut g);
+            Mode::Runs(plan) => {
                 while plan.next_run() {
                     acc =
                         Q::run(Q::slices(&mut self.data, plan), plan.entities()).fold(acc, &mut g);
@@ -208,6 +202,35 @@ impl<'w, Q: QueryData, F: QueryData> Iterator for QueryIter<'w, Q, F> {
                 }
                 acc
             }
+        }
+    }
+}
+
+impl<'w, Q: QueryData, F: QueryData> QueryIter<'w, Q, F> {
+    /// `next` when the current run is used up: the next run's first item, or (entity by entity)
+    /// the next match. Out of line, so the hot path of `next` stays a slice step.
+    #[inline(never)]
+    fn next_run_or_probe(&mut self) -> Option<Q::Item<'w>> {
+        match &mut self.mode {
+            Mode::Runs(plan) => loop {
+                if !plan.next_run() {
+                    return None;
+                }
+                self.run_entities = plan.entities();
+                self.current = Q::run(Q::slices(&mut self.data, plan), self.run_entities);
+                if let Some(item) = self.current.next() {
+                    return Some(item);
+                }
+            },
+            Mode::Probe(walk) => loop {
+                let e = walk.next()?;
+                if F::fetch_one(&mut self.filter, e).is_none() {
+                    continue;
+                }
+                if let Some(item) = Q::fetch_one(&mut self.data, e) {
+                    return Some(item);
+                }
+            },
         }
     }
 }

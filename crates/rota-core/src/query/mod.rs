@@ -27,6 +27,7 @@ mod join;
 mod world_api;
 
 use crate::entity::Entity;
+use crate::error::MismatchReason;
 
 pub use access::{
     Access, ConstAccess, Mode, Space, check_one_commands, check_parameter_aliasing, find_alias,
@@ -95,6 +96,9 @@ pub trait QueryData: Sealed {
     /// A run with no items (where an iterator starts).
     #[doc(hidden)]
     fn empty_run<'w>() -> Self::Run<'w>;
+    /// The slices of what a partly consumed run has left.
+    #[doc(hidden)]
+    fn rest<'w>(run: Self::Run<'w>) -> Self::Slices<'w>;
     /// One-entity slices for `entity`, or `None` if it does not match (calls ascend).
     #[doc(hidden)]
     fn slices_one<'w>(fetch: &mut Self::Fetch<'w>, entity: Entity) -> Option<Self::Slices<'w>>;
@@ -104,7 +108,7 @@ pub trait QueryData: Sealed {
     fn fetch_one<'w>(fetch: &mut Self::Fetch<'w>, entity: Entity) -> Option<Self::Item<'w>>;
     /// Why `entity` does not match: `(reason, component)`.
     #[doc(hidden)]
-    fn mismatch(fetch: &Self::Fetch<'_>, entity: Entity) -> Option<(&'static str, &'static str)>;
+    fn mismatch(fetch: &Self::Fetch<'_>, entity: Entity) -> Option<(MismatchReason, &'static str)>;
 }
 
 /// A [`QueryData`] that only reads, so it can run through `&World` and share stores.
