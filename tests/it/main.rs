@@ -1,5 +1,8 @@
 //! rota's integration tests: one binary (links once), one module per area.
 
+mod checksum_sensitivity;
+mod generation_overflow;
+mod panic_aftermath;
 mod queries;
 mod schedule;
 mod schedule_determinism;
