@@ -6,6 +6,7 @@ mod panic_aftermath;
 mod queries;
 mod schedule;
 mod schedule_determinism;
+mod soak;
 mod storage_model;
 mod systems;
 mod ui;

@@ -5,6 +5,10 @@
 //!   one of 200 plain functions doing the same work (the figure in `rota-macros`' docs).
 //! * `cargo xtask bench [--quick]` — builds and runs the peer benchmarks (`benches/peers`, its
 //!   own workspace) and writes `target/bench-report/{report.md,chart.svg}`.
+//! * `cargo xtask soak --minutes N [--seed S]` — the random-ops soak against the oracle
+//!   (`soak.rs`, `tests/it/soak.rs`).
+
+mod soak;
 
 use std::process::{Command, ExitCode};
 
@@ -14,6 +18,7 @@ fn main() -> ExitCode {
         Some("ci") => run_ci(),
         Some("compile-cost") => compile_cost(),
         Some("bench") => bench(&args[1..]),
+        Some("soak") => soak::soak(&args[1..]),
         Some("help") | Some("--help") | Some("-h") | None => {
             print_help();
             ExitCode::SUCCESS
@@ -28,7 +33,7 @@ fn main() -> ExitCode {
 
 fn print_help() {
     println!(
-        "usage: cargo xtask <command>\n\ncommands:\n  ci                 run .ci/run (fmt, clippy, tests, doc tests, examples)\n  compile-cost       cargo check cost of 200 #[system]s vs 200 plain functions\n  bench [--quick]    peer benchmarks (benches/peers) -> target/bench-report/"
+        "usage: cargo xtask <command>\n\ncommands:\n  ci                 run .ci/run (fmt, clippy, tests, doc tests, examples)\n  compile-cost       cargo check cost of 200 #[system]s vs 200 plain functions\n  bench [--quick]    peer benchmarks (benches/peers) -> target/bench-report/\n  soak --minutes N [--seed S]  random ops vs the oracle, with schedule ticks"
     );
 }
 
