@@ -12,7 +12,8 @@
 //! * `resources_are_outside_world_checksum_but_inside_the_recipe` — `World::checksum` documents
 //!   that resources are excluded; the documented recipe (hash them yourself) must see them.
 //! * `checksum_matches_an_independent_encoding` — pins the byte encoding, recomputed here from
-//!   the documented layout with a bare `StableHasher`.
+//!   the documented layout with a bare `StableHasher`; `primitive_encodings_are_pinned` does the
+//!   same for every `StableHash` impl (added for the survivors of the first mutation run).
 //! * `any_single_edit_changes_the_checksum` (proptest) — random worlds (holes, reused slots,
 //!   unsettled stores, a tag, a string component) and a random single edit.
 //! * `equal_contents_from_different_histories_hash_alike` (proptest) — the other direction:
@@ -583,6 +584,57 @@ fn checksum_matches_an_independent_encoding() {
 
 /// `checksum::<Sum>()` of `fixed_world()`, recorded when this test was written.
 const PINNED_FIXED_WORLD_CHECKSUM: u64 = 0xba64_c6ff_faf3_cfcd;
+
+/// The encoding of every `StableHash` impl, pinned against explicit little-endian bytes (the
+/// world checksum only exercises the types its components use; a user's `#[derive(StableHash)]`
+/// may use any of these).
+#[test]
+fn primitive_encodings_are_pinned() {
+    fn hash_of<T: StableHash + ?Sized>(v: &T) -> u64 {
+        let mut h = StableHasher::new();
+        v.stable_hash(&mut h);
+        h.finish()
+    }
+    fn bytes(parts: &[&[u8]]) -> u64 {
+        let mut h = StableHasher::new();
+        for p in parts {
+            h.write(p);
+        }
+        h.finish()
+    }
+    let len = |n: u64| n.to_le_bytes();
+    assert_eq!(hash_of(&7u8), bytes(&[&[7]]));
+    assert_eq!(hash_of(&-2i32), bytes(&[&(-2i32).to_le_bytes()]));
+    assert_eq!(hash_of(&5usize), bytes(&[&5u64.to_le_bytes()]));
+    assert_eq!(hash_of(&-2isize), bytes(&[&(-2i64).to_le_bytes()]));
+    assert_eq!(hash_of(&1.5f32), bytes(&[&1.5f32.to_bits().to_le_bytes()]));
+    assert_eq!(
+        hash_of(&-0.25f64),
+        bytes(&[&(-0.25f64).to_bits().to_le_bytes()])
+    );
+    assert_eq!(hash_of(&true), bytes(&[&[1]]));
+    assert_eq!(hash_of(&false), bytes(&[&[0]]));
+    assert_eq!(hash_of(&()), bytes(&[]));
+    assert_eq!(hash_of("ab"), bytes(&[&len(2), b"ab"]));
+    assert_eq!(hash_of(&String::from("ab")), hash_of("ab"));
+    assert_eq!(hash_of(&&3u16), hash_of(&3u16));
+    assert_eq!(hash_of(&None::<u8>), bytes(&[&[0]]));
+    assert_eq!(hash_of(&Some(9u8)), bytes(&[&[1], &[9]]));
+    // Arrays have a fixed length, so it is not hashed; slices and vectors hash theirs first.
+    assert_eq!(
+        hash_of(&[1u16, 2]),
+        bytes(&[&1u16.to_le_bytes(), &2u16.to_le_bytes()])
+    );
+    assert_eq!(hash_of(&[1u8, 2][..]), bytes(&[&len(2), &[1], &[2]]));
+    assert_eq!(hash_of(&vec![1u8, 2]), hash_of(&[1u8, 2][..]));
+    let e = World::new().spawn();
+    assert_eq!(
+        hash_of(&e),
+        bytes(&[&0u32.to_le_bytes(), &0u32.to_le_bytes()])
+    );
+    // FNV-1a itself: the published 64-bit test vector for "a".
+    assert_eq!(bytes(&[b"a"]), 0xaf63_dc4c_8601_ec8c);
+}
 
 #[test]
 fn settling_does_not_change_the_checksum() {

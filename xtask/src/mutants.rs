@@ -51,6 +51,8 @@ pub fn mutants(extra: &[String]) -> ExitCode {
     cmd.args(extra)
         .args(["--", "--test", "it", "--", "--skip", "ui::"])
         .env("PROPTEST_CASES", "16")
+        // In place, proptest would write each mutant's failures into the source tree.
+        .env("PROPTEST_DISABLE_FAILURE_PERSISTENCE", "1")
         .current_dir(&root);
     let status = match cmd.status() {
         Ok(status) => status,
