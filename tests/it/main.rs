@@ -1,6 +1,9 @@
 //! rota's integration tests: one binary (links once), one module per area.
 
+mod checksum_sensitivity;
+mod generation_overflow;
 mod join_model;
+mod panic_aftermath;
 mod queries;
 mod schedule;
 mod schedule_determinism;
@@ -8,6 +11,7 @@ mod schedule_panics;
 mod schedule_profile;
 mod schedule_threads;
 mod seal;
+mod soak;
 mod storage_model;
 mod systems;
 mod ui;

@@ -7,8 +7,14 @@
 //!   own workspace) and writes `target/bench-report/{report.md,chart.svg}`.
 //! * `cargo xtask doc-check` — builds the docs with `-D warnings` and fails on any unresolved
 //!   intra-doc link rendered on the `rota` facade's pages (`doc_check.rs`).
+//! * `cargo xtask soak --minutes N [--seed S]` — the random-ops soak against the oracle
+//!   (`soak.rs`, `tests/it/soak.rs`).
+//! * `cargo xtask mutants [-- <cargo-mutants args>]` — mutation testing of the core files
+//!   against the fast test subset (`mutants.rs`; slow, not in CI).
 
 mod doc_check;
+mod mutants;
+mod soak;
 
 use std::process::{Command, ExitCode};
 
@@ -19,6 +25,12 @@ fn main() -> ExitCode {
         Some("compile-cost") => compile_cost(),
         Some("bench") => bench(&args[1..]),
         Some("doc-check") => doc_check::run(&workspace_root()),
+        Some("soak") => soak::soak(&args[1..]),
+        Some("mutants") => mutants::mutants(
+            args[1..]
+                .strip_prefix(&["--".to_string()])
+                .unwrap_or(&args[1..]),
+        ),
         Some("help") | Some("--help") | Some("-h") | None => {
             print_help();
             ExitCode::SUCCESS
@@ -33,7 +45,7 @@ fn main() -> ExitCode {
 
 fn print_help() {
     println!(
-        "usage: cargo xtask <command>\n\ncommands:\n  ci                 run .ci/run (fmt, clippy, tests, doc tests, examples)\n  compile-cost       cargo check cost of 200 #[system]s vs 200 plain functions\n  bench [--quick]    peer benchmarks (benches/peers) -> target/bench-report/\n  doc-check          cargo doc -D warnings + no unresolved links on rota's pages"
+        "usage: cargo xtask <command>\n\ncommands:\n  ci                 run .ci/run (fmt, clippy, tests, doc tests, examples)\n  compile-cost       cargo check cost of 200 #[system]s vs 200 plain functions\n  bench [--quick]    peer benchmarks (benches/peers) -> target/bench-report/\n  doc-check          cargo doc -D warnings + no unresolved links on rota's pages\n  soak --minutes N [--seed S]  random ops vs the oracle, with schedule ticks\n  mutants [-- ARGS]  cargo-mutants on the core files (slow; see docs/testing.md)"
     );
 }
 
