@@ -165,3 +165,17 @@ pub enum CommandError {
         entity: Entity,
     },
 }
+
+/// Two systems handed to [`World::split_for_systems`](crate::World::split_for_systems) may not share a type.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "systems `{first}` and `{second}` cannot run together: both access `{name}` and one writes it (or both record commands)"
+)]
+pub struct SplitError {
+    /// The earlier system.
+    pub first: &'static str,
+    /// The later system.
+    pub second: &'static str,
+    /// The type both access.
+    pub name: &'static str,
+}

@@ -145,6 +145,51 @@ fn write_column<'w, T: Component>(b: &mut Borrows<'w>) -> Option<WriteColumn<'w,
     })
 }
 
+/// What the join and the probes need of a column, whether it reads or writes.
+trait JoinColumn<'w> {
+    fn index(&self) -> StoreIndex<'w>;
+    fn set_id(&mut self, id: usize);
+}
+
+impl<'w, T> JoinColumn<'w> for ReadColumn<'w, T> {
+    fn index(&self) -> StoreIndex<'w> {
+        self.index
+    }
+    fn set_id(&mut self, id: usize) {
+        self.id = id;
+    }
+}
+
+impl<'w, T> JoinColumn<'w> for WriteColumn<'w, T> {
+    fn index(&self) -> StoreIndex<'w> {
+        self.index
+    }
+    fn set_id(&mut self, id: usize) {
+        self.id = id;
+    }
+}
+
+/// Registers a (possibly missing) column with the join under `role`.
+fn plan_column<'w>(column: Option<&mut impl JoinColumn<'w>>, plan: &mut JoinPlan<'w>, role: Role) {
+    match column {
+        Some(c) => c.set_id(plan.column(Some(c.index()), role)),
+        None => _ = plan.column(None, role),
+    }
+}
+
+/// Offers a required column as the driver of an entity-by-entity walk.
+fn offer_column<'w>(column: Option<&impl JoinColumn<'w>>, best: &mut Option<StoreIndex<'w>>) {
+    offer(column.map(JoinColumn::index), best);
+}
+
+/// Why `e` does not match a required column.
+fn lacks_in<'w, T: Component>(
+    column: Option<&impl JoinColumn<'w>>,
+    e: Entity,
+) -> Option<(MismatchReason, &'static str)> {
+    lacks::<T>(column.is_some_and(|c| c.index().contains(e)))
+}
+
 fn offer<'w>(index: Option<StoreIndex<'w>>, best: &mut Option<StoreIndex<'w>>) {
     let index = index.unwrap_or_else(StoreIndex::empty);
     if best.is_none_or(|b| index.len() < b.len()) {
@@ -167,13 +212,10 @@ impl<T: Component> QueryData for &T {
         read_column(b)
     }
     fn plan<'w>(f: &mut Self::Fetch<'w>, plan: &mut JoinPlan<'w>) {
-        match f {
-            Some(c) => c.id = plan.column(Some(c.index), Role::Required),
-            None => _ = plan.column(None, Role::Required),
-        }
+        plan_column(f.as_mut(), plan, Role::Required);
     }
     fn required<'w>(f: &Self::Fetch<'w>, best: &mut Option<StoreIndex<'w>>) {
-        offer(f.as_ref().map(|c| c.index), best);
+        offer_column(f.as_ref(), best);
     }
     #[inline]
     fn slices<'w>(f: &mut Self::Fetch<'w>, plan: &JoinPlan<'w>) -> &'w [T] {
@@ -197,7 +239,7 @@ impl<T: Component> QueryData for &T {
         f.as_ref()?.get(e)
     }
     fn mismatch(f: &Self::Fetch<'_>, e: Entity) -> Option<(MismatchReason, &'static str)> {
-        lacks::<T>(f.as_ref().is_some_and(|c| c.index.contains(e)))
+        lacks_in::<T>(f.as_ref(), e)
     }
 }
 impl<T: Component> ReadOnlyQueryData for &T {}
@@ -217,13 +259,10 @@ impl<T: Component> QueryData for &mut T {
         write_column(b)
     }
     fn plan<'w>(f: &mut Self::Fetch<'w>, plan: &mut JoinPlan<'w>) {
-        match f {
-            Some(c) => c.id = plan.column(Some(c.index), Role::Required),
-            None => _ = plan.column(None, Role::Required),
-        }
+        plan_column(f.as_mut(), plan, Role::Required);
     }
     fn required<'w>(f: &Self::Fetch<'w>, best: &mut Option<StoreIndex<'w>>) {
-        offer(f.as_ref().map(|c| c.index), best);
+        offer_column(f.as_ref(), best);
     }
     #[inline]
     fn slices<'w>(f: &mut Self::Fetch<'w>, plan: &JoinPlan<'w>) -> &'w mut [T] {
@@ -247,7 +286,7 @@ impl<T: Component> QueryData for &mut T {
         f.as_mut()?.get(e)
     }
     fn mismatch(f: &Self::Fetch<'_>, e: Entity) -> Option<(MismatchReason, &'static str)> {
-        lacks::<T>(f.as_ref().is_some_and(|c| c.index.contains(e)))
+        lacks_in::<T>(f.as_ref(), e)
     }
 }
 
@@ -296,10 +335,7 @@ impl<T: Component> QueryData for Option<&T> {
         read_column(b)
     }
     fn plan<'w>(f: &mut Self::Fetch<'w>, plan: &mut JoinPlan<'w>) {
-        match f {
-            Some(c) => c.id = plan.column(Some(c.index), Role::Optional),
-            None => _ = plan.column(None, Role::Optional),
-        }
+        plan_column(f.as_mut(), plan, Role::Optional);
     }
     fn required<'w>(_: &Self::Fetch<'w>, _: &mut Option<StoreIndex<'w>>) {}
     #[inline]
@@ -350,10 +386,7 @@ impl<T: Component> QueryData for Option<&mut T> {
         write_column(b)
     }
     fn plan<'w>(f: &mut Self::Fetch<'w>, plan: &mut JoinPlan<'w>) {
-        match f {
-            Some(c) => c.id = plan.column(Some(c.index), Role::Optional),
-            None => _ = plan.column(None, Role::Optional),
-        }
+        plan_column(f.as_mut(), plan, Role::Optional);
     }
     fn required<'w>(_: &Self::Fetch<'w>, _: &mut Option<StoreIndex<'w>>) {}
     #[inline]

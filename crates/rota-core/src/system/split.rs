@@ -5,24 +5,11 @@
 use std::any::{Any, TypeId};
 
 use super::SystemDescriptor;
+pub use crate::error::SplitError;
 use crate::component::Resource;
 use crate::query::Borrows;
 use crate::world::World;
 use crate::world::resources::{downcast_resource, downcast_resource_mut};
-
-/// Two systems handed to [`World::split_for_systems`] may not share a type.
-#[derive(Copy, Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error(
-    "systems `{first}` and `{second}` cannot run together: both access `{name}` and one writes it (or both record commands)"
-)]
-pub struct SplitError {
-    /// The earlier system.
-    pub first: &'static str,
-    /// The later system.
-    pub second: &'static str,
-    /// The type both access.
-    pub name: &'static str,
-}
 
 type AnyResource = dyn Any + Send + Sync + 'static;
 
