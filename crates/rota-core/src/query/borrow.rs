@@ -45,7 +45,7 @@ pub struct Borrows<'w> {
     columns: Vec<Column<'w>>,
 }
 
-fn entry<'w>(world: &'w World, type_id: TypeId) -> Option<&'w dyn ErasedStore> {
+fn entry(world: &World, type_id: TypeId) -> Option<&dyn ErasedStore> {
     world
         .stores
         .iter()

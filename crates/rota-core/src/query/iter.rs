@@ -196,12 +196,8 @@ impl<'w, Q: QueryData, F: QueryData> Iterator for QueryIter<'w, Q, F> {
                 }
                 acc
             }
-            Mode::Probe(_) => {
-                while let Some(item) = self.next() {
-                    acc = g(acc, item);
-                }
-                acc
-            }
+            // Entity by entity: `next` already is the whole loop.
+            Mode::Probe(_) => self.by_ref().fold(acc, g),
         }
     }
 }

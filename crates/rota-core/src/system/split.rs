@@ -5,8 +5,8 @@
 use std::any::{Any, TypeId};
 
 use super::SystemDescriptor;
-pub use crate::error::SplitError;
 use crate::component::Resource;
+pub use crate::error::SplitError;
 use crate::query::Borrows;
 use crate::world::World;
 use crate::world::resources::{downcast_resource, downcast_resource_mut};
