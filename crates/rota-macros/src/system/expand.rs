@@ -162,7 +162,7 @@ pub(crate) fn expand(model: &Model) -> TokenStream {
 
     quote! {
         #(#attrs)*
-        #[allow(clippy::let_unit_value, clippy::unused_unit, elided_lifetimes_in_paths)]
+        #[allow(clippy::let_unit_value, clippy::unused_unit, clippy::type_complexity, elided_lifetimes_in_paths)]
         #vis fn #name() -> impl ::rota::__private::System {
             #[allow(non_camel_case_types, elided_lifetimes_in_paths, clippy::too_many_arguments, clippy::needless_pass_by_value)]
             fn #body_fn<#marker: #bounds>(#(#body_params),*) #output #block
