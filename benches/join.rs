@@ -42,8 +42,11 @@ fn step(p: &mut Pos, v: &Vel) {
     p.0[2] += v.0[2];
 }
 
+/// A join shape: its name and which entities get a `Vel`.
+type Shape = (&'static str, fn(usize) -> bool);
+
 fn shapes(c: &mut Criterion) {
-    let cases: [(&str, fn(usize) -> bool); 4] = [
+    let cases: [Shape; 4] = [
         ("aligned", |_| true),
         ("offset", |i| i >= N / 2),
         ("interleaved", |i| i % 2 == 0),
