@@ -119,14 +119,11 @@ fn a_panic_leaves_a_consistent_partially_updated_world() {
 
         let payload = catch_unwind(AssertUnwindSafe(|| schedule.run(&mut world)))
             .expect_err("half_writer panics");
-        let message = payload
-            .downcast_ref::<String>()
-            .cloned()
-            .unwrap_or_default();
-        assert!(
-            message.contains("system `half_writer` panicked: half way"),
-            "{message}"
-        );
+        let panics = payload
+            .downcast::<rota::rota_schedule::SystemPanics>()
+            .expect("Schedule::run unwinds with SystemPanics");
+        assert_eq!(panics.systems(), ["half_writer"]);
+        assert_eq!(panics.panics[0].message(), Some("half way"));
 
         world.check_invariants().unwrap();
         // The earlier batch's command was applied before the panic.
