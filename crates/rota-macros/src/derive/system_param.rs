@@ -17,7 +17,6 @@ struct Model {
     /// The struct's type parameter, if any: the system marker (for `Commands<'w, S>` fields).
     marker: Option<syn::Ident>,
     fields: Vec<(syn::Member, syn::Type)>,
-    named: bool,
     errors: Vec<syn::Error>,
 }
 
@@ -33,7 +32,6 @@ fn parse(input: TokenStream) -> syn::Result<Model> {
             ));
         }
     };
-    let named = matches!(fields, syn::Fields::Named(_));
     let fields = fields
         .iter()
         .enumerate()
@@ -78,7 +76,6 @@ fn parse(input: TokenStream) -> syn::Result<Model> {
         lifetime,
         marker,
         fields,
-        named,
         errors,
     })
 }
@@ -142,32 +139,17 @@ fn expand(model: &Model) -> TokenStream {
     let ident = &model.ident;
     let outer_marker = format_ident!("__RotaOuter");
     let system = format_ident!("__RotaSystem");
-    let marker_ty = |m: &syn::Ident| -> syn::Type { syn::parse_quote!(#m) };
     // Field types as the impl sees them ('static, the impl's marker) and as `fetch` builds them.
-    let state_tys: Vec<syn::Type> = model
-        .fields
-        .iter()
-        .map(|(_, ty)| {
-            substituted(
-                model,
-                ty,
-                "'static",
-                model.marker.as_ref().map(|_| marker_ty(&outer_marker)),
-            )
-        })
-        .collect();
-    let fetch_tys: Vec<syn::Type> = model
-        .fields
-        .iter()
-        .map(|(_, ty)| {
-            substituted(
-                model,
-                ty,
-                "'__rota_w",
-                model.marker.as_ref().map(|_| marker_ty(&system)),
-            )
-        })
-        .collect();
+    let field_tys = |lifetime: &str, marker: &syn::Ident| -> Vec<syn::Type> {
+        let marker: Option<syn::Type> = model.marker.as_ref().map(|_| syn::parse_quote!(#marker));
+        model
+            .fields
+            .iter()
+            .map(|(_, ty)| substituted(model, ty, lifetime, marker.clone()))
+            .collect()
+    };
+    let state_tys = field_tys("'static", &outer_marker);
+    let fetch_tys = field_tys("'__rota_w", &system);
     let (impl_params, self_ty, item_ty) = match &model.marker {
         Some(_) => (
             quote!(<'__rota_x, #outer_marker>),
@@ -189,11 +171,8 @@ fn expand(model: &Model) -> TokenStream {
         quote!(()),
         |rest, ty| quote!((<#ty as ::rota::__private::SystemParam>::Access, #rest)),
     );
-    let construct = if model.named {
-        quote!(#ident { #(#members: <#fetch_tys as ::rota::__private::SystemParam>::fetch::<#system>(context, #states)),* })
-    } else {
-        quote!(#ident ( #(<#fetch_tys as ::rota::__private::SystemParam>::fetch::<#system>(context, #states)),* ))
-    };
+    // `Name { 0: .., 1: .. }` also builds a tuple struct: one form for both.
+    let construct = quote!(#ident { #(#members: <#fetch_tys as ::rota::__private::SystemParam>::fetch::<#system>(context, #states)),* });
     quote! {
         #[automatically_derived]
         impl #impl_params ::rota::__private::ParamSeal for #self_ty {}
