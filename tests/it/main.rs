@@ -1,12 +1,14 @@
 //! rota's integration tests: one binary (links once), one module per area.
 
 mod checksum_sensitivity;
+mod command_buffers;
 mod generation_overflow;
 mod join_model;
 mod panic_aftermath;
 mod queries;
 mod schedule;
 mod schedule_determinism;
+mod schedule_inline_threshold;
 mod schedule_panics;
 mod schedule_profile;
 mod schedule_threads;
