@@ -284,7 +284,7 @@ impl World {
     /// ```
     /// # use rota_core::{Component, World};
     /// # struct Id(u32);
-    /// # impl Component for Id { const NAME: &'static str = "Id"; }
+    /// # impl Component for Id { const NAME: &'static str = "Id"; const UNIQUE_KEY: Option<&'static str> = Some("doc::Id"); }
     /// let mut world = World::new();
     /// let es = world.spawn_batch((0..10).map(|i| (Id(i),)));
     /// assert_eq!(world.despawn_batch(es.iter().rev().copied().step_by(2)), 5);
