@@ -45,14 +45,6 @@ pub struct Borrows<'w> {
     columns: Vec<Column<'w>>,
 }
 
-fn entry(world: &World, type_id: TypeId) -> Option<&dyn ErasedStore> {
-    world
-        .stores
-        .iter()
-        .find(|e| e.type_id == type_id)
-        .map(|e| &*e.store)
-}
-
 impl<'w> Borrows<'w> {
     /// Shared borrows of the stores `accesses` name, through `&World` (they may be unsettled).
     pub(crate) fn shared(world: &'w World, accesses: &[Access]) -> Borrows<'w> {
@@ -61,7 +53,7 @@ impl<'w> Borrows<'w> {
             if columns.iter().any(|c| c.type_id == a.type_id) {
                 continue;
             }
-            if let Some(store) = entry(world, a.type_id) {
+            if let Some(store) = world.erased_store(a.type_id) {
                 columns.push(Column {
                     type_id: a.type_id,
                     name: a.name,

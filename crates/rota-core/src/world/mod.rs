@@ -406,8 +406,13 @@ impl World {
 
     /// Number of values in the store registered for the component type `type_id`, if any.
     pub fn component_len(&self, type_id: TypeId) -> Option<usize> {
+        self.erased_store(type_id).map(|s| s.len())
+    }
+
+    /// The store registered for the component type `type_id`, type-erased (registry lookup).
+    pub(crate) fn erased_store(&self, type_id: TypeId) -> Option<&dyn ErasedStore> {
         let i = self.registry.position_of(type_id)?;
-        Some(self.stores[i].store.len())
+        Some(&*self.stores[i].store)
     }
 
     /// Component names in registration order (the order every whole-world walk uses).
