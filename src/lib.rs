@@ -60,12 +60,16 @@ pub use rota_core::system::{
     IntoSystem, Local, Query, Res, ResMut, System, SystemDescriptor, SystemParam, Unrestricted,
 };
 pub use rota_core::{
+    Added, ChangeWindow, Changed, ComponentTicks, Event, EventCursor, EventRead, EventReader,
+    EventWriter, Events, Tick,
+};
+pub use rota_core::{
     ApplyReport, Bundle, CommandError, CommandKind, CommandQueue, Commands, Component, Entities,
     EntitiesIter, Entity, EntityNotAlive, Iter, IterMut, MismatchReason, QueryAliasError,
     QueryData, QueryGetError, QueryIter, ReadOnlyQueryData, Resource, ResourceError, SpawnError,
     Store, StoreError, With, Without, World, join,
 };
-pub use rota_macros::{Component, Resource, StableHash, SystemParam, system};
+pub use rota_macros::{Component, Event, Resource, StableHash, SystemParam, system};
 pub use rota_schedule::{
     AuditReport, ParallelQuery, RunReport, Schedule, ScheduleBuilder, ScheduleError,
 };
@@ -87,10 +91,10 @@ pub mod __private {
     };
     pub use rota_core::system::sealed::SystemSeal;
     pub use rota_core::system::{
-        AccessKind, AllowedBy, Declarable, Defers, Marker, ParamSeal, Reads, System, SystemContext,
-        SystemDescriptor, SystemParam, Writes, system_ref,
+        AccessKind, AllowedBy, Declarable, Defers, Marker, ParamSeal, Reads, Receives, Sends,
+        System, SystemContext, SystemDescriptor, SystemParam, Writes, system_ref,
     };
-    pub use rota_core::{Component, Resource};
+    pub use rota_core::{Component, Event, Resource};
     pub use std::vec::Vec;
 
     /// A system's state (its parameters' states), type-erased so the generated `System` impl
@@ -130,6 +134,13 @@ pub mod __private {
     /// Fails to compile for a type in `reads(..)`/`writes(..)` that is not a component or
     /// resource (see `Declarable`'s message).
     pub const fn assert_declarable<T: Declarable>() {}
+
+    /// Fails to compile for a type in `sends(..)`/`receives(..)` that is not an event (see
+    /// `Event`'s message).
+    pub const fn assert_event<E: Event>() {}
+
+    /// As [`component_must_be_send_sync_static`], for events.
+    pub const fn event_must_be_send_sync_static<T: Send + Sync + 'static>() {}
 
     /// Whether the query type `Q` names a component twice with a `&mut`, in `const`.
     pub const fn query_aliases<Q: QueryData>() -> bool {

@@ -92,6 +92,12 @@ impl Applying {
     }
 }
 
+/// A deferred event operation (a system's sent events, a reader's new cursor), applied after
+/// the buffer's commands. Not a command: it is not counted in `len` or the `ApplyReport`.
+pub(crate) trait EventOp: Send {
+    fn apply(self: Box<Self>, world: &mut World);
+}
+
 /// A run of same-typed commands, type-erased so one buffer can hold runs of many types.
 trait CommandRun: Any + Send {
     fn len(&self) -> usize;
@@ -308,6 +314,7 @@ impl<'w> Commands<'w, Unrestricted> {
     pub fn finish(mut self) -> CommandQueue {
         CommandQueue {
             recorded: std::mem::take(&mut self.recorded),
+            events: Vec::new(),
         }
     }
 }
@@ -381,22 +388,29 @@ impl<'w, S> Commands<'w, S> {
 #[derive(Default)]
 pub struct CommandQueue {
     recorded: Recorded,
+    /// Events sent and readers' cursors, applied after the commands, in order.
+    events: Vec<Box<dyn EventOp>>,
 }
 
 impl CommandQueue {
-    /// Number of recorded commands.
+    /// Number of recorded commands (events sent through an `EventWriter` are not commands).
     pub fn len(&self) -> usize {
         self.recorded.len
     }
 
-    /// Whether nothing is recorded.
+    /// Whether nothing is recorded: no command and no event operation.
     pub fn is_empty(&self) -> bool {
-        self.recorded.len == 0
+        self.recorded.len == 0 && self.events.is_empty()
     }
 
     /// Appends `other`'s commands after this queue's.
     pub fn append(&mut self, other: CommandQueue) {
         self.recorded.append(other.recorded);
+        self.events.extend(other.events);
+    }
+
+    pub(crate) fn push_event_op(&mut self, op: Box<dyn EventOp>) {
+        self.events.push(op);
     }
 }
 
@@ -465,6 +479,9 @@ impl World {
                 Command::Run(run) => run.apply(self, &mut state),
             }
             state.index += len;
+        }
+        for op in commands.events {
+            op.apply(self);
         }
         self.settle();
         state.report

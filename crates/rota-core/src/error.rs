@@ -70,6 +70,8 @@ pub enum MismatchReason {
     Lacks,
     /// It has a component the query excludes (`Without<T>`).
     HasExcluded,
+    /// Its component was not added (`Added<T>`) or changed (`Changed<T>`) in the query's window.
+    Unchanged,
 }
 
 impl std::fmt::Display for MismatchReason {
@@ -77,6 +79,7 @@ impl std::fmt::Display for MismatchReason {
         f.write_str(match self {
             MismatchReason::Lacks => "lacks",
             MismatchReason::HasExcluded => "has excluded",
+            MismatchReason::Unchanged => "has no change in the window for",
         })
     }
 }

@@ -75,9 +75,11 @@ mod commands;
 mod component;
 mod entity;
 mod error;
+pub mod event;
 pub mod query;
 mod store;
 pub mod system;
+pub mod tick;
 mod world;
 
 pub use bundle::Bundle;
@@ -88,7 +90,9 @@ pub use error::{
     CommandError, CommandKind, EntityNotAlive, MismatchReason, QueryAliasError, QueryGetError,
     ResourceError, SpawnError, StoreError,
 };
-pub use query::{QueryData, QueryIter, ReadOnlyQueryData, With, Without};
+pub use event::{Event, EventCursor, EventRead, EventReader, EventWriter, Events};
+pub use query::{Added, Changed, QueryData, QueryIter, ReadOnlyQueryData, With, Without};
 pub use store::{Iter, IterMut, Store, join};
 pub use system::IntoSystem;
-pub use world::World;
+pub use tick::{ChangeWindow, ComponentTicks, Tick};
+pub use world::{World, log};

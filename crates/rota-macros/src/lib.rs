@@ -191,6 +191,34 @@ pub fn derive_system_param(input: TokenStream) -> TokenStream {
     derive::system_param::derive_system_param(input.into()).into()
 }
 
+/// Implements `rota::Event` for a struct or enum (sent through `EventWriter`, received through
+/// `EventReader`). The type must also be `Clone` (so worlds holding events can be snapshotted).
+///
+/// ```
+/// use rota::{Event, EventReader, EventWriter, World, system};
+///
+/// #[derive(Event, Clone, Debug, PartialEq)]
+/// struct Hit(u32);
+///
+/// #[system(sends(Hit))]
+/// fn shoot(mut hits: EventWriter<Hit>) {
+///     hits.send(Hit(3));
+/// }
+///
+/// #[system(receives(Hit))]
+/// fn count(mut hits: EventReader<Hit>) {
+///     assert_eq!(hits.read().map(|h| h.0).sum::<u32>(), 3);
+/// }
+///
+/// let mut world = World::new();
+/// world.run(shoot);
+/// world.run(count); // sees the hit once
+/// ```
+#[proc_macro_derive(Event)]
+pub fn derive_event(input: TokenStream) -> TokenStream {
+    derive::derive(input.into(), derive::Kind::Event).into()
+}
+
 /// Implements `rota::Resource` for a struct or enum (stored once per world).
 #[proc_macro_derive(Resource)]
 pub fn derive_resource(input: TokenStream) -> TokenStream {

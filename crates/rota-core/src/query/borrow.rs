@@ -18,16 +18,29 @@ use std::any::{Any, TypeId};
 use super::access::{Access, Mode};
 use crate::component::Component;
 use crate::entity::Entities;
-use crate::store::index::StoreIndex;
-use crate::world::{ErasedStore, World};
-
-/// A store's value column, erased (`Vec<T>` behind `dyn Any`).
-type AnyValues = dyn Any + Send + Sync;
+use crate::store::index::{StoreIndex, ValuesMut, ValuesRef};
+use crate::tick::{ChangeWindow, ComponentTicks, Tick};
+use crate::world::{AnyValues, ErasedStore, World};
 
 enum Values<'w> {
-    Shared(&'w AnyValues),
-    Exclusive(&'w mut AnyValues),
+    Shared(ValuesRef<'w, AnyValues>),
+    Exclusive(ValuesMut<'w, AnyValues>),
     Taken,
+}
+
+/// `T`'s values and change ticks, shared, as a query reads them.
+pub(crate) struct ReadParts<'w, T> {
+    pub(crate) index: StoreIndex<'w>,
+    pub(crate) values: &'w [T],
+    pub(crate) ticks: &'w [ComponentTicks],
+    pub(crate) last_changed: Tick,
+}
+
+/// `T`'s values and change ticks, exclusive.
+pub(crate) struct WriteParts<'w, T> {
+    pub(crate) index: StoreIndex<'w>,
+    pub(crate) values: &'w mut [T],
+    pub(crate) ticks: &'w mut [ComponentTicks],
 }
 
 /// One borrowed store.
@@ -43,11 +56,17 @@ struct Column<'w> {
 pub struct Borrows<'w> {
     entities: &'w Entities,
     columns: Vec<Column<'w>>,
+    /// What `Changed`/`Added` compare against; writes stamp `window.now`.
+    window: ChangeWindow,
 }
 
 impl<'w> Borrows<'w> {
     /// Shared borrows of the stores `accesses` name, through `&World` (they may be unsettled).
-    pub(crate) fn shared(world: &'w World, accesses: &[Access]) -> Borrows<'w> {
+    pub(crate) fn shared(
+        world: &'w World,
+        accesses: &[Access],
+        window: ChangeWindow,
+    ) -> Borrows<'w> {
         let mut columns: Vec<Column<'w>> = Vec::with_capacity(accesses.len());
         for a in accesses {
             if columns.iter().any(|c| c.type_id == a.type_id) {
@@ -65,12 +84,17 @@ impl<'w> Borrows<'w> {
         Borrows {
             entities: &world.entities,
             columns,
+            window,
         }
     }
 
     /// Borrows the stores named in `accesses` out of `world`: exclusive for writes, shared
     /// otherwise. Settles each of them first. `accesses` must be alias-free.
-    pub(crate) fn split(world: &'w mut World, accesses: &[Access]) -> Borrows<'w> {
+    pub(crate) fn split(
+        world: &'w mut World,
+        accesses: &[Access],
+        window: ChangeWindow,
+    ) -> Borrows<'w> {
         let mut columns = Vec::with_capacity(accesses.len());
         for entry in world.stores.iter_mut() {
             let mut wanted = accesses.iter().filter(|a| a.type_id == entry.type_id);
@@ -86,14 +110,21 @@ impl<'w> Borrows<'w> {
         Borrows {
             entities: &world.entities,
             columns,
+            window,
         }
     }
 
-    pub(crate) fn from_parts(entities: &'w Entities) -> Borrows<'w> {
+    pub(crate) fn from_parts(entities: &'w Entities, window: ChangeWindow) -> Borrows<'w> {
         Borrows {
             entities,
             columns: Vec::new(),
+            window,
         }
+    }
+
+    /// The change window: what `Changed`/`Added` compare against, and the tick writes stamp.
+    pub fn window(&self) -> ChangeWindow {
+        self.window
     }
 
     /// Adds a store: exclusive (settled) if `write`, else shared (settled too: systems always
@@ -165,6 +196,7 @@ impl<'w> Borrows<'w> {
         Borrows {
             entities: self.entities,
             columns,
+            window: self.window,
         }
     }
 
@@ -181,11 +213,12 @@ impl<'w> Borrows<'w> {
                     index: c.index,
                     values: match &mut c.values {
                         Values::Shared(v) => Values::Shared(*v),
-                        Values::Exclusive(v) => Values::Exclusive(&mut **v),
+                        Values::Exclusive(v) => Values::Exclusive(v.reborrow()),
                         Values::Taken => Values::Taken,
                     },
                 })
                 .collect(),
+            window: self.window,
         }
     }
 
@@ -202,11 +235,12 @@ impl<'w> Borrows<'w> {
                     index: c.index,
                     values: match &c.values {
                         Values::Shared(v) => Values::Shared(*v),
-                        Values::Exclusive(v) => Values::Shared(&**v),
+                        Values::Exclusive(v) => Values::Shared(v.as_shared()),
                         Values::Taken => Values::Taken,
                     },
                 })
                 .collect(),
+            window: self.window,
         }
     }
 
@@ -229,13 +263,18 @@ impl<'w> Borrows<'w> {
     /// # Panics
     ///
     /// If a writer already took `T`'s values (an alias that escaped the checks).
-    pub(crate) fn read<T: Component>(&mut self) -> Option<(StoreIndex<'w>, &'w [T])> {
+    pub(crate) fn read<T: Component>(&mut self) -> Option<ReadParts<'w, T>> {
         let id = TypeId::of::<T>();
         let column = self.columns.iter_mut().find(|c| c.type_id == id)?;
-        let values = column
+        let v = column
             .shared()
             .unwrap_or_else(|| borrow_conflict("query", T::NAME));
-        Some((column.index, downcast::<T>(values)))
+        Some(ReadParts {
+            index: column.index,
+            values: downcast::<T>(v.values),
+            ticks: v.ticks,
+            last_changed: v.last_changed,
+        })
     }
 
     /// `T`'s index and values, exclusive (settled: the entity column ascends).
@@ -243,11 +282,22 @@ impl<'w> Borrows<'w> {
     /// # Panics
     ///
     /// If `T` is only shared or already taken (an alias that escaped the checks).
-    pub(crate) fn write<T: Component>(&mut self) -> Option<(StoreIndex<'w>, &'w mut [T])> {
+    /// Raises the store's high-water mark to `window.now` (the writer may stamp any value).
+    pub(crate) fn write<T: Component>(&mut self) -> Option<WriteParts<'w, T>> {
         let id = TypeId::of::<T>();
+        let now = self.window.now;
         let column = self.columns.iter_mut().find(|c| c.type_id == id)?;
         match std::mem::replace(&mut column.values, Values::Taken) {
-            Values::Exclusive(v) => Some((column.index, downcast_mut::<T>(v))),
+            Values::Exclusive(v) => {
+                if !v.ticks.is_empty() {
+                    *v.last_changed = now;
+                }
+                Some(WriteParts {
+                    index: column.index,
+                    values: downcast_mut::<T>(v.values),
+                    ticks: v.ticks,
+                })
+            }
             other => {
                 column.values = other;
                 borrow_conflict("query", T::NAME)
@@ -271,21 +321,21 @@ impl<'w> Column<'w> {
             values: if write {
                 Values::Exclusive(values)
             } else {
-                Values::Shared(values)
+                Values::Shared(values.into_shared())
             },
         }
     }
 
     /// The values, shared; an exclusive column is downgraded for good (a reader and a writer
     /// in one system alias, which the checks refuse, so nobody will want it exclusive again).
-    fn shared(&mut self) -> Option<&'w AnyValues> {
+    fn shared(&mut self) -> Option<ValuesRef<'w, AnyValues>> {
         match std::mem::replace(&mut self.values, Values::Taken) {
             Values::Shared(v) => {
                 self.values = Values::Shared(v);
                 Some(v)
             }
             Values::Exclusive(v) => {
-                let v: &'w AnyValues = v;
+                let v = v.into_shared();
                 self.values = Values::Shared(v);
                 Some(v)
             }

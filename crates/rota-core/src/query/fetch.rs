@@ -13,6 +13,7 @@ use crate::entity::Entity;
 use crate::error::MismatchReason;
 use crate::store::index::StoreIndex;
 use crate::system::{ReadOf, WriteOf};
+use crate::tick::{ChangeWindow, ComponentTicks, Tick};
 
 /// Filter: the entity must have a `T` (its value is not fetched).
 ///
@@ -74,6 +75,25 @@ pub struct ReadColumn<'w, T> {
     id: usize,
 }
 
+/// Which change tick a [`Changed`]/[`Added`] filter tests.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub(crate) enum TickKind {
+    /// `ComponentTicks::added`.
+    Added,
+    /// `ComponentTicks::changed`.
+    Changed,
+}
+
+impl TickKind {
+    #[inline]
+    pub(crate) fn of(self, t: &ComponentTicks) -> Tick {
+        match self {
+            TickKind::Added => t.added,
+            TickKind::Changed => t.changed,
+        }
+    }
+}
+
 impl<'w, T> ReadColumn<'w, T> {
     #[inline]
     fn get(&self, entity: Entity) -> Option<&'w T> {
@@ -89,27 +109,42 @@ impl<'w, T> ReadColumn<'w, T> {
 
 /// An exclusive column: values handed out by splitting the slice at ascending positions, which
 /// is how a mutable query is an ordinary `Iterator` without `unsafe`.
+///
+/// Handing values out **stamps** them: every value a run or a probe hands out gets
+/// `changed = now`, whether or not the caller then writes it (see `Changed`).
 pub struct WriteColumn<'w, T> {
     index: StoreIndex<'w>,
     /// The values not yet handed out; `rest[0]` is dense index `offset`.
     rest: &'w mut [T],
+    /// Their change ticks, parallel to `rest`.
+    ticks: &'w mut [ComponentTicks],
     offset: usize,
     id: usize,
+    now: Tick,
 }
 
 impl<'w, T> WriteColumn<'w, T> {
-    /// The `len` values from dense index `start` (which must not be behind the last run).
+    /// The `len` values from dense index `start` (which must not be behind the last run),
+    /// stamped changed.
     #[inline]
     fn take(&mut self, start: usize, len: usize) -> Option<&'w mut [T]> {
         let skip = start.checked_sub(self.offset)?;
         let rest = std::mem::take(&mut self.rest);
-        if skip + len > rest.len() {
+        let ticks = std::mem::take(&mut self.ticks);
+        if skip + len > rest.len() || skip + len > ticks.len() {
             self.rest = rest;
+            self.ticks = ticks;
             return None;
         }
         let (_, tail) = rest.split_at_mut(skip);
         let (run, tail) = tail.split_at_mut(len);
+        let (_, ticks_tail) = ticks.split_at_mut(skip);
+        let (stamped, ticks_tail) = ticks_tail.split_at_mut(len);
+        for t in stamped {
+            t.changed = self.now;
+        }
         self.rest = tail;
+        self.ticks = ticks_tail;
         self.offset = start + len;
         Some(run)
     }
@@ -129,19 +164,22 @@ impl<'w, T> WriteColumn<'w, T> {
 }
 
 fn read_column<'w, T: Component>(b: &mut Borrows<'w>) -> Option<ReadColumn<'w, T>> {
-    b.read::<T>().map(|(index, values)| ReadColumn {
-        index,
-        values,
+    b.read::<T>().map(|p| ReadColumn {
+        index: p.index,
+        values: p.values,
         id: usize::MAX,
     })
 }
 
 fn write_column<'w, T: Component>(b: &mut Borrows<'w>) -> Option<WriteColumn<'w, T>> {
-    b.write::<T>().map(|(index, rest)| WriteColumn {
-        index,
-        rest,
+    let now = b.window().now;
+    b.write::<T>().map(|p| WriteColumn {
+        index: p.index,
+        rest: p.values,
+        ticks: p.ticks,
         offset: 0,
         id: usize::MAX,
+        now,
     })
 }
 
@@ -521,6 +559,141 @@ impl_filter!(
     |has: bool| !has,
     MismatchReason::HasExcluded
 );
+
+/// Filter: `T` was changed in the query's window — written through `&mut T` (a query or
+/// `get_mut`), inserted, or replaced. The window of a system is *since it last ran*; of
+/// [`World::query_since`](crate::World::query_since), since the given tick; of a plain world
+/// query, every change the clock still distinguishes.
+///
+/// Reads `T` (its change ticks): declare `T` in `reads(..)`. A `&mut T` in the same query
+/// would alias it; query `(Entity, &T)` with `Changed<T>` and write through a second query.
+/// Skips a whole store cheaply when no write touched it in the window (its high-water mark).
+///
+/// ```
+/// # use rota_core::{Changed, Component, World};
+/// # struct Hp(u32); impl Component for Hp { const NAME: &'static str = "Hp"; const UNIQUE_KEY: Option<&'static str> = Some("doc::Hp"); }
+/// let mut world = World::new();
+/// let es = world.spawn_batch((0..4).map(|i| (Hp(i),)));
+/// let since = world.change_checkpoint();
+/// world.get_mut::<Hp>(es[2]).unwrap().0 = 10;
+/// let hp: Vec<u32> = world.query_since::<&Hp, Changed<Hp>>(since).map(|h| h.0).collect();
+/// assert_eq!(hp, [10]);
+/// ```
+pub struct Changed<T>(PhantomData<fn() -> T>);
+
+/// Filter: `T` was added (inserted where there was none) in the query's window; see
+/// [`Changed`] for windows and declarations.
+///
+/// ```
+/// # use rota_core::{Added, Component, Entity, World};
+/// # struct Hp(u32); impl Component for Hp { const NAME: &'static str = "Hp"; const UNIQUE_KEY: Option<&'static str> = Some("doc::Hp"); }
+/// let mut world = World::new();
+/// let old = world.spawn_with((Hp(1),));
+/// let since = world.change_checkpoint();
+/// let new = world.spawn_with((Hp(2),));
+/// world.insert(old, Hp(3)).unwrap(); // a replacement is a change, not an addition
+/// let added: Vec<Entity> = world.query_since::<Entity, Added<Hp>>(since).collect();
+/// assert_eq!(added, [new]);
+/// ```
+pub struct Added<T>(PhantomData<fn() -> T>);
+
+/// A change filter's borrowed column: index, ticks, window.
+pub struct TickColumn<'w> {
+    index: Option<StoreIndex<'w>>,
+    ticks: &'w [ComponentTicks],
+    window: ChangeWindow,
+    /// No write reached the store in the window (its high-water mark is older): nothing
+    /// matches, and the join is not even started.
+    stale: bool,
+}
+
+impl TickColumn<'_> {
+    /// `None` if `e` has no `T`; else whether its tick is in the window.
+    #[inline]
+    fn passes(&self, kind: TickKind, e: Entity) -> Option<bool> {
+        let d = self.index?.dense_index(e)?;
+        Some(
+            !self.stale
+                && self
+                    .ticks
+                    .get(d)
+                    .is_some_and(|t| self.window.contains(kind.of(t))),
+        )
+    }
+}
+
+macro_rules! impl_tick_filter {
+    ($filter:ident, $kind:expr) => {
+        impl<T: Component> Sealed for $filter<T> {}
+        impl<T: Component> QueryData for $filter<T> {
+            type Item<'w> = ();
+            type Slices<'w> = ();
+            type Fetch<'w> = TickColumn<'w>;
+            type Run<'w> = RepeatN<()>;
+            type Access = ReadOf<T>;
+            const ACCESS: ConstAccess = leaf::<T>(Mode::Read);
+            fn access(out: &mut Vec<Access>) {
+                out.push(access::<T>(Mode::Read));
+            }
+            fn init<'w>(b: &mut Borrows<'w>) -> Self::Fetch<'w> {
+                let window = b.window();
+                match b.read::<T>() {
+                    Some(p) => TickColumn {
+                        index: Some(p.index),
+                        ticks: p.ticks,
+                        window,
+                        stale: !window.contains(p.last_changed),
+                    },
+                    None => TickColumn {
+                        index: None,
+                        ticks: &[],
+                        window,
+                        stale: true,
+                    },
+                }
+            }
+            fn plan<'w>(f: &mut Self::Fetch<'w>, plan: &mut JoinPlan<'w>) {
+                if f.stale {
+                    plan.column(None, Role::Required);
+                } else {
+                    let id = plan.column(f.index, Role::Required);
+                    plan.tick_filter(id, f.ticks, $kind, f.window);
+                }
+            }
+            fn required<'w>(f: &Self::Fetch<'w>, best: &mut Option<StoreIndex<'w>>) {
+                offer(if f.stale { None } else { f.index }, best);
+            }
+            #[inline]
+            fn slices<'w>(_: &mut Self::Fetch<'w>, _: &JoinPlan<'w>) {}
+            #[inline]
+            fn run<'w>(_: (), entities: &'w [Entity]) -> Self::Run<'w> {
+                std::iter::repeat_n((), entities.len())
+            }
+            fn empty_run<'w>() -> Self::Run<'w> {
+                std::iter::repeat_n((), 0)
+            }
+            fn rest<'w>(_: Self::Run<'w>) -> Self::Slices<'w> {}
+            fn slices_one<'w>(f: &mut Self::Fetch<'w>, e: Entity) -> Option<Self::Slices<'w>> {
+                Self::fetch_one(f, e)
+            }
+            #[inline]
+            fn fetch_one<'w>(f: &mut Self::Fetch<'w>, e: Entity) -> Option<Self::Item<'w>> {
+                f.passes($kind, e)?.then_some(())
+            }
+            fn mismatch(f: &Self::Fetch<'_>, e: Entity) -> Option<(MismatchReason, &'static str)> {
+                match f.passes($kind, e) {
+                    Some(true) => None,
+                    Some(false) => Some((MismatchReason::Unchanged, T::NAME)),
+                    None => Some((MismatchReason::Lacks, T::NAME)),
+                }
+            }
+        }
+        impl<T: Component> ReadOnlyQueryData for $filter<T> {}
+    };
+}
+
+impl_tick_filter!(Changed, TickKind::Changed);
+impl_tick_filter!(Added, TickKind::Added);
 
 impl Sealed for () {}
 impl QueryData for () {

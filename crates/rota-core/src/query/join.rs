@@ -17,8 +17,10 @@
 //! sparse array entity by entity, so sparse intersections cost O(runs · log gap), and stores
 //! filled by the same bundles — the common case — join in one run.
 
+use super::fetch::TickKind;
 use crate::entity::Entity;
 use crate::store::index::StoreIndex;
+use crate::tick::{ChangeWindow, ComponentTicks};
 
 /// What a column does to the join.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -40,11 +42,30 @@ struct Column<'w> {
     start: Option<usize>,
 }
 
+/// A change filter on a column (`Changed<T>`, `Added<T>`): every entity of a run must pass.
+struct TickTest<'w> {
+    column: usize,
+    ticks: &'w [ComponentTicks],
+    kind: TickKind,
+    window: ChangeWindow,
+}
+
+impl TickTest<'_> {
+    #[inline]
+    fn passes(&self, dense: usize) -> bool {
+        self.ticks
+            .get(dense)
+            .is_some_and(|t| self.window.contains(self.kind.of(t)))
+    }
+}
+
 /// A run join over a query's columns. Elements register their columns with
 /// [`JoinPlan::column`] and read their run offsets with [`JoinPlan::start`].
 #[doc(hidden)]
 pub struct JoinPlan<'w> {
     columns: Vec<Column<'w>>,
+    /// Change filters: they cut runs where an entity's tick leaves the window.
+    tests: Vec<TickTest<'w>>,
     /// The required column that drives the walk (the shortest), once planned.
     driver: Option<usize>,
     /// The current run: `[run_start, run_end)` in the driver's column.
@@ -58,6 +79,7 @@ impl<'w> JoinPlan<'w> {
     pub(crate) fn new() -> JoinPlan<'w> {
         JoinPlan {
             columns: Vec::new(),
+            tests: Vec::new(),
             driver: None,
             run_start: 0,
             run_end: 0,
@@ -76,6 +98,36 @@ impl<'w> JoinPlan<'w> {
             start: None,
         });
         self.columns.len() - 1
+    }
+
+    /// Adds a change filter on the (required) column `column`, whose ticks are `ticks`.
+    pub(crate) fn tick_filter(
+        &mut self,
+        column: usize,
+        ticks: &'w [ComponentTicks],
+        kind: TickKind,
+        window: ChangeWindow,
+    ) {
+        self.tests.push(TickTest {
+            column,
+            ticks,
+            kind,
+            window,
+        });
+    }
+
+    /// Whether the `i`-th entity of the candidate run starting at `pos` in the driver `d`
+    /// passes every change filter.
+    #[inline]
+    fn passes_tests(&self, d: usize, pos: usize, i: usize) -> bool {
+        self.tests.iter().all(|t| {
+            let start = if t.column == d {
+                Some(pos)
+            } else {
+                self.columns[t.column].start
+            };
+            start.is_some_and(|s| t.passes(s + i))
+        })
     }
 
     /// Picks the driver. `false` if the join cannot run (an unsettled column, or no required
@@ -184,6 +236,20 @@ impl<'w> JoinPlan<'w> {
                     }
                     (_, None) => c.start = None,
                 }
+            }
+            // Change filters: skip the candidate's leading entities that fail, then keep the
+            // prefix that passes.
+            if !self.tests.is_empty() {
+                let skip = (0..len)
+                    .find(|&i| self.passes_tests(d, pos, i))
+                    .unwrap_or(len);
+                if skip > 0 {
+                    pos += skip;
+                    continue 'candidate;
+                }
+                len = (1..len)
+                    .find(|&i| !self.passes_tests(d, pos, i))
+                    .unwrap_or(len);
             }
             // Emit [pos, pos + len) and move every cursor that took part past it.
             for (i, c) in self.columns.iter_mut().enumerate() {

@@ -34,7 +34,7 @@ pub use access::{
     find_alias_between, find_alias_runtime,
 };
 pub use borrow::Borrows;
-pub use fetch::{With, Without};
+pub use fetch::{Added, Changed, With, Without};
 pub use iter::QueryIter;
 pub use join::JoinPlan;
 
@@ -49,6 +49,9 @@ mod sealed {
 pub(crate) use sealed::Sealed;
 
 /// A type that describes what a query fetches for each entity.
+///
+/// Change filters ([`Changed<T>`], [`Added<T>`]) compare per-value change ticks with the
+/// query's window (see `crate::tick`); `&mut T` stamps what it hands out.
 ///
 /// Implemented for `&T`, `&mut T`, [`Entity`], `Option<&T>`, `Option<&mut T>`, [`With<T>`],
 /// [`Without<T>`], `()` and tuples of up to 12 of these — and sealed: no other type can be a

@@ -4,6 +4,7 @@ use super::access::{Access, ConstAccess, find_alias, find_alias_runtime};
 use super::{Borrows, QueryData, QueryIter, ReadOnlyQueryData};
 use crate::entity::Entity;
 use crate::error::{QueryAliasError, QueryGetError};
+use crate::tick::{ChangeWindow, Tick};
 use crate::world::World;
 
 /// Every access of `Q` and `F`.
@@ -37,6 +38,24 @@ impl<Q: QueryData, F: QueryData> AliasCheck<Q, F> {
 }
 
 impl World {
+    /// The window plain world-level queries use: every change the clock still distinguishes.
+    fn everything(&self) -> ChangeWindow {
+        ChangeWindow::everything(self.change_tick())
+    }
+
+    /// Like [`World::query_filtered`], with `Changed<T>`/`Added<T>` filters seeing only the
+    /// changes made after `since` (a tick from [`World::change_checkpoint`]).
+    pub fn query_since<Q: ReadOnlyQueryData, F: ReadOnlyQueryData>(
+        &self,
+        since: Tick,
+    ) -> QueryIter<'_, Q, F> {
+        let window = ChangeWindow {
+            since,
+            now: self.change_tick(),
+        };
+        QueryIter::new(Borrows::shared(self, &accesses::<Q, F>(), window))
+    }
+
     /// Iterates the read-only query `Q` (e.g. `(Entity, &Position, Option<&Name>)`) in ascending
     /// slot order.
     ///
@@ -52,7 +71,11 @@ impl World {
     /// assert_eq!(ids, [a, b]);
     /// ```
     pub fn query<Q: ReadOnlyQueryData>(&self) -> QueryIter<'_, Q> {
-        QueryIter::new(Borrows::shared(self, &accesses::<Q, ()>()))
+        QueryIter::new(Borrows::shared(
+            self,
+            &accesses::<Q, ()>(),
+            self.everything(),
+        ))
     }
 
     /// Like [`World::query`], keeping only entities that match the filter `F`
@@ -60,7 +83,11 @@ impl World {
     pub fn query_filtered<Q: ReadOnlyQueryData, F: ReadOnlyQueryData>(
         &self,
     ) -> QueryIter<'_, Q, F> {
-        QueryIter::new(Borrows::shared(self, &accesses::<Q, F>()))
+        QueryIter::new(Borrows::shared(
+            self,
+            &accesses::<Q, F>(),
+            self.everything(),
+        ))
     }
 
     /// Iterates the query `Q`, which may write (`&mut T`, `Option<&mut T>`), in ascending slot
@@ -120,7 +147,8 @@ impl World {
         #[allow(clippy::let_unit_value)]
         let () = AliasCheck::<Q, F>::OK;
         let access = checked_access::<Q, F>()?;
-        Ok(QueryIter::new(Borrows::split(self, &access)))
+        let window = self.everything();
+        Ok(QueryIter::new(Borrows::split(self, &access, window)))
     }
 
     /// The read-only query `Q` for one entity.
@@ -146,7 +174,10 @@ impl World {
         &self,
         entity: Entity,
     ) -> Result<Q::Item<'_>, QueryGetError> {
-        QueryIter::<Q>::get_one(Borrows::shared(self, &accesses::<Q, ()>()), entity)
+        QueryIter::<Q>::get_one(
+            Borrows::shared(self, &accesses::<Q, ()>(), self.everything()),
+            entity,
+        )
     }
 
     /// The query `Q` (which may write) for one entity.
@@ -168,6 +199,7 @@ impl World {
             Ok(a) => a,
             Err(e) => panic!("{e}"),
         };
-        QueryIter::<Q>::get_one(Borrows::split(self, &access), entity)
+        let window = self.everything();
+        QueryIter::<Q>::get_one(Borrows::split(self, &access, window), entity)
     }
 }

@@ -4,6 +4,7 @@
 use super::Store;
 use super::sparse::{ABSENT, SparsePages};
 use crate::entity::Entity;
+use crate::tick::{ComponentTicks, Tick};
 
 /// A store's lookup structures, borrowed: the sparse array and the dense entity column.
 ///
@@ -52,6 +53,57 @@ impl<'w> StoreIndex<'w> {
     }
 }
 
+/// A store's value half, shared: the values (typed `V`, or erased), their change ticks, and
+/// the store's high-water mark.
+pub(crate) struct ValuesRef<'w, V: ?Sized> {
+    pub(crate) values: &'w V,
+    pub(crate) ticks: &'w [ComponentTicks],
+    pub(crate) last_changed: Tick,
+}
+
+impl<V: ?Sized> Clone for ValuesRef<'_, V> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<V: ?Sized> Copy for ValuesRef<'_, V> {}
+
+/// A store's value half, exclusive (a writer stamps `ticks` and raises `last_changed`).
+pub(crate) struct ValuesMut<'w, V: ?Sized> {
+    pub(crate) values: &'w mut V,
+    pub(crate) ticks: &'w mut [ComponentTicks],
+    pub(crate) last_changed: &'w mut Tick,
+}
+
+impl<'w, V: ?Sized> ValuesMut<'w, V> {
+    /// Gives up exclusivity for good.
+    pub(crate) fn into_shared(self) -> ValuesRef<'w, V> {
+        ValuesRef {
+            values: self.values,
+            ticks: self.ticks,
+            last_changed: *self.last_changed,
+        }
+    }
+
+    /// A shorter-lived exclusive borrow.
+    pub(crate) fn reborrow(&mut self) -> ValuesMut<'_, V> {
+        ValuesMut {
+            values: &mut *self.values,
+            ticks: &mut *self.ticks,
+            last_changed: &mut *self.last_changed,
+        }
+    }
+
+    /// A shorter-lived shared borrow.
+    pub(crate) fn as_shared(&self) -> ValuesRef<'_, V> {
+        ValuesRef {
+            values: &*self.values,
+            ticks: &*self.ticks,
+            last_changed: *self.last_changed,
+        }
+    }
+}
+
 impl<T> Store<T> {
     /// The store's index, shared.
     pub(crate) fn index(&self) -> StoreIndex<'_> {
@@ -62,20 +114,31 @@ impl<T> Store<T> {
         }
     }
 
-    /// The value column (parallel to the index's entity column), shared.
-    pub(crate) fn values_vec(&self) -> &Vec<T> {
-        &self.values
+    /// The value half (parallel to the index's entity column), shared.
+    pub(crate) fn values_ref(&self) -> ValuesRef<'_, Vec<T>> {
+        ValuesRef {
+            values: &self.values,
+            ticks: &self.ticks,
+            last_changed: self.last_changed,
+        }
     }
 
     /// The store split for a writer: index shared, values exclusive. Settles first, so the
     /// entity column ascends by slot and dense indices grow with slots.
-    pub(crate) fn parts_mut(&mut self) -> (StoreIndex<'_>, &mut Vec<T>) {
+    pub(crate) fn parts_mut(&mut self) -> (StoreIndex<'_>, ValuesMut<'_, Vec<T>>) {
         self.settle();
         let index = StoreIndex {
             sparse: &self.sparse,
             entities: &self.entities,
             settled: true,
         };
-        (index, &mut self.values)
+        (
+            index,
+            ValuesMut {
+                values: &mut self.values,
+                ticks: &mut self.ticks,
+                last_changed: &mut self.last_changed,
+            },
+        )
     }
 }

@@ -42,6 +42,7 @@ use std::fmt;
 
 use crate::entity::Entity;
 use crate::error::StoreError;
+use crate::tick::{ComponentTicks, Tick};
 use sparse::{ABSENT, SparsePages};
 
 /// A sparse set holding at most one `T` per entity slot, iterated in ascending slot order.
@@ -79,6 +80,13 @@ pub struct Store<T> {
     sparse: SparsePages,
     entities: Vec<Entity>,
     values: Vec<T>,
+    /// Change ticks, parallel to `values` (same length, moved with them everywhere).
+    ticks: Vec<ComponentTicks>,
+    /// High-water mark: no value's `changed` tick is newer than this (a `Changed<T>` query whose
+    /// window does not contain it skips the whole store).
+    last_changed: Tick,
+    /// The tick writes through the store's own methods stamp (the world sets it).
+    now: Tick,
     displaced: Vec<bool>,
     displaced_count: usize,
 }
@@ -95,6 +103,9 @@ impl<T: Clone> Clone for Store<T> {
             sparse: self.sparse.clone(),
             entities: self.entities.clone(),
             values: self.values.clone(),
+            ticks: self.ticks.clone(),
+            last_changed: self.last_changed,
+            now: self.now,
             displaced: self.displaced.clone(),
             displaced_count: self.displaced_count,
         }
@@ -114,9 +125,51 @@ impl<T> Store<T> {
             sparse: SparsePages::new(),
             entities: Vec::new(),
             values: Vec::new(),
+            ticks: Vec::new(),
+            last_changed: Tick::new(0),
+            now: Tick::new(0),
             displaced: Vec::new(),
             displaced_count: 0,
         }
+    }
+
+    /// The tick that inserts and `&mut` access through this store's methods stamp. A `World`
+    /// keeps it equal to its own change tick; a free-standing store stays at tick 0 unless set.
+    #[inline]
+    pub fn set_change_tick(&mut self, now: Tick) {
+        self.now = now;
+    }
+
+    /// The tick writes are stamped with (see [`Store::set_change_tick`]).
+    #[inline]
+    pub fn change_tick(&self) -> Tick {
+        self.now
+    }
+
+    /// No value's `changed` tick is newer than this high-water mark.
+    #[inline]
+    pub fn last_changed(&self) -> Tick {
+        self.last_changed
+    }
+
+    /// When `entity`'s value was added and last changed, if the store holds one.
+    #[inline]
+    pub fn ticks(&self, entity: Entity) -> Option<ComponentTicks> {
+        self.dense_index(entity).map(|d| self.ticks[d])
+    }
+
+    /// The change-tick column, parallel to [`Store::dense_values`].
+    #[inline]
+    pub fn dense_ticks(&self) -> &[ComponentTicks] {
+        &self.ticks
+    }
+
+    /// Clamps every tick to at most [`MAX_AGE`](crate::tick::MAX_AGE) old at `now`.
+    pub(crate) fn clamp_ticks(&mut self, now: Tick) {
+        for t in &mut self.ticks {
+            t.clamp(now);
+        }
+        self.last_changed.clamp(now);
     }
 
     /// Number of values held.
@@ -162,9 +215,14 @@ impl<T> Store<T> {
     }
 
     /// The value for `entity`, mutably, if any.
+    ///
+    /// Stamps the value changed at the store's change tick (whether or not the caller writes).
     #[inline]
     pub fn get_mut(&mut self, entity: Entity) -> Option<&mut T> {
-        self.dense_index(entity).map(|d| &mut self.values[d])
+        let d = self.dense_index(entity)?;
+        self.ticks[d].changed = self.now;
+        self.last_changed = self.now;
+        Some(&mut self.values[d])
     }
 
     /// Stores `value` for `entity`, returning the value it replaces, if any.
@@ -196,10 +254,15 @@ impl<T> Store<T> {
         if d != ABSENT {
             let d = d as usize;
             self.entities[d] = entity;
+            self.ticks[d].changed = self.now;
+            self.last_changed = self.now;
             return Ok(Some(std::mem::replace(&mut self.values[d], value)));
         }
         if let Err(e) = self.try_reserve(1) {
             return Err((e, value));
+        }
+        if self.ticks.try_reserve(1).is_err() {
+            return Err((StoreError::OutOfMemory, value));
         }
         let index = self.entities.len() as u32;
         if self.sparse.try_set(entity.slot(), index).is_err() {
@@ -222,6 +285,8 @@ impl<T> Store<T> {
         // Capacity was reserved above for all columns: no push can fail or reallocate.
         self.entities.push(entity);
         self.values.push(value);
+        self.ticks.push(ComponentTicks::new(self.now));
+        self.last_changed = self.now;
         self.displaced.push(!in_order);
         self.displaced_count += usize::from(!in_order);
         Ok(None)
@@ -248,6 +313,8 @@ impl<T> Store<T> {
         };
         self.entities.push(entity);
         self.values.push(value);
+        self.ticks.push(ComponentTicks::new(self.now));
+        self.last_changed = self.now;
         self.displaced.push(!in_order);
         self.displaced_count += usize::from(!in_order);
     }
@@ -284,6 +351,8 @@ impl<T> Store<T> {
         let mut k = keep.iter();
         self.values.retain(|_| *k.next().unwrap_or(&false));
         let mut k = keep.iter();
+        self.ticks.retain(|_| *k.next().unwrap_or(&false));
+        let mut k = keep.iter();
         self.displaced.retain(|_| *k.next().unwrap_or(&false));
         for (i, e) in self.entities.iter().enumerate() {
             self.sparse.set_existing(e.slot(), i as u32);
@@ -308,6 +377,7 @@ impl<T> Store<T> {
         self.sparse.set_existing(entity.slot(), ABSENT);
         self.entities.swap_remove(d);
         let value = self.values.swap_remove(d);
+        self.ticks.swap_remove(d);
         if self.displaced.swap_remove(d) {
             self.displaced_count -= 1;
         }
@@ -332,6 +402,7 @@ impl<T> Store<T> {
         self.sparse.clear();
         self.entities.clear();
         self.values.clear();
+        self.ticks.clear();
         self.displaced.clear();
         self.displaced_count = 0;
     }
@@ -351,6 +422,7 @@ impl<T> Store<T> {
         // The displacement flags grow with the columns; reserving them too spares a batch
         // their reallocations. Failing here is harmless: `try_insert` reserves per push.
         let _ = self.displaced.try_reserve(additional);
+        let _ = self.ticks.try_reserve(additional);
         Ok(())
     }
 
@@ -374,6 +446,11 @@ impl<T> Store<T> {
             .values
             .extract_if(.., |_| flags.next().unwrap_or(false))
             .collect();
+        let mut flags = self.displaced.iter().copied();
+        let moved_ticks: Vec<ComponentTicks> = self
+            .ticks
+            .extract_if(.., |_| flags.next().unwrap_or(false))
+            .collect();
         // 2. Sort the few displaced ones by slot (packed keys: one u64 compare per step).
         let mut order: Vec<u64> = moved_entities
             .iter()
@@ -382,43 +459,53 @@ impl<T> Store<T> {
             .collect();
         order.sort_unstable();
         let mut slots: Vec<Option<T>> = moved_values.into_iter().map(Some).collect();
-        let sorted_moved: Vec<(Entity, T)> = order
+        let sorted_moved: Vec<(Entity, T, ComponentTicks)> = order
             .iter()
             .map(|&k| {
                 let i = (k & 0xFFFF_FFFF) as usize;
                 let v = slots[i]
                     .take()
                     .expect("each displaced element is taken once");
-                (moved_entities[i], v)
+                (moved_entities[i], v, moved_ticks[i])
             })
             .collect();
         moved_entities.clear();
         // 3. Merge the two ascending runs, front to back, into fresh columns.
         let clean_entities = std::mem::take(&mut self.entities);
         let clean_values = std::mem::take(&mut self.values);
+        let clean_ticks = std::mem::take(&mut self.ticks);
         let mut entities = Vec::with_capacity(n);
         let mut values = Vec::with_capacity(n);
+        let mut ticks = Vec::with_capacity(n);
         let mut moved = sorted_moved.into_iter().peekable();
-        for (e, v) in clean_entities.into_iter().zip(clean_values) {
-            while let Some((m, _)) = moved.peek() {
+        for ((e, v), t) in clean_entities
+            .into_iter()
+            .zip(clean_values)
+            .zip(clean_ticks)
+        {
+            while let Some((m, _, _)) = moved.peek() {
                 if m.slot() < e.slot() {
-                    let (m, mv) = moved.next().expect("peeked");
+                    let (m, mv, mt) = moved.next().expect("peeked");
                     entities.push(m);
                     values.push(mv);
+                    ticks.push(mt);
                 } else {
                     break;
                 }
             }
             entities.push(e);
             values.push(v);
+            ticks.push(t);
         }
-        for (m, mv) in moved {
+        for (m, mv, mt) in moved {
             entities.push(m);
             values.push(mv);
+            ticks.push(mt);
         }
         debug_assert_eq!(entities.len(), n);
         self.entities = entities;
         self.values = values;
+        self.ticks = ticks;
         for (i, e) in self.entities.iter().enumerate() {
             self.sparse.set_existing(e.slot(), i as u32);
         }
@@ -444,9 +531,11 @@ impl<T> Store<T> {
         }
     }
 
-    /// `(Entity, &mut T)` in ascending slot order. Settles the store first.
+    /// `(Entity, &mut T)` in ascending slot order. Settles the store first, and stamps every
+    /// value changed at the store's change tick.
     pub fn iter_mut(&mut self) -> IterMut<'_, T> {
         self.settle();
+        self.stamp_all();
         IterMut {
             inner: self.entities.iter().zip(self.values.iter_mut()),
         }
@@ -470,11 +559,24 @@ impl<T> Store<T> {
         &self.values
     }
 
-    /// Both dense columns, values mutable. Settles first, so both are in ascending slot order.
+    /// Both dense columns, values mutable. Settles first, so both are in ascending slot order;
+    /// stamps every value changed at the store's change tick.
     #[inline]
     pub fn dense_mut(&mut self) -> (&[Entity], &mut [T]) {
         self.settle();
+        self.stamp_all();
         (&self.entities, &mut self.values)
+    }
+
+    /// Marks every value changed now.
+    fn stamp_all(&mut self) {
+        let now = self.now;
+        for t in &mut self.ticks {
+            t.changed = now;
+        }
+        if !self.ticks.is_empty() {
+            self.last_changed = now;
+        }
     }
 
     /// Checks the module invariants: back-pointers agree both ways, columns have equal length,
@@ -512,6 +614,23 @@ impl<T> Store<T> {
             return Err(format!(
                 "{present} sparse entries for {} dense values",
                 self.entities.len()
+            ));
+        }
+        if self.ticks.len() != self.entities.len() {
+            return Err(format!(
+                "{} change ticks for {} values",
+                self.ticks.len(),
+                self.entities.len()
+            ));
+        }
+        if let Some(t) = self
+            .ticks
+            .iter()
+            .find(|t| t.changed.age(self.now) < self.last_changed.age(self.now))
+        {
+            return Err(format!(
+                "a value changed at {:?}, after the store's high-water mark {:?}",
+                t.changed, self.last_changed
             ));
         }
         if self.displaced.len() != self.entities.len() {

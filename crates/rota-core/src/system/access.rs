@@ -40,6 +40,22 @@ pub trait Writes<T: ?Sized>: Reads<T> {}
 )]
 pub trait Defers<T: ?Sized>: Marker {}
 
+/// Implemented by `#[system]` for each event type a system declares in `sends(..)`.
+#[diagnostic::on_unimplemented(
+    message = "system `{Self}` sends event `{E}` but does not declare it",
+    label = "`{E}` is sent here",
+    note = "add `{E}` to `sends(..)` in the `#[system(..)]` attribute of `{Self}`"
+)]
+pub trait Sends<E: ?Sized>: Marker {}
+
+/// Implemented by `#[system]` for each event type a system declares in `receives(..)`.
+#[diagnostic::on_unimplemented(
+    message = "system `{Self}` receives event `{E}` but does not declare it",
+    label = "`{E}` is received here",
+    note = "add `{E}` to `receives(..)` in the `#[system(..)]` attribute of `{Self}`"
+)]
+pub trait Receives<E: ?Sized>: Marker {}
+
 /// `T: DeferredBy<S>` is `S: Defers<T>` seen from `T`: bounding a method's own type parameter
 /// this way lets the compiler infer `T` from the argument before checking the declaration, so
 /// its message names the component instead of `_`.
@@ -54,6 +70,8 @@ impl Marker for Unrestricted {}
 impl<T: ?Sized> Reads<T> for Unrestricted {}
 impl<T: ?Sized> Writes<T> for Unrestricted {}
 impl<T: ?Sized> Defers<T> for Unrestricted {}
+impl<E: ?Sized> Sends<E> for Unrestricted {}
+impl<E: ?Sized> Receives<E> for Unrestricted {}
 
 /// Whether a declared type is a component or a resource.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -62,6 +80,8 @@ pub enum AccessKind {
     Component,
     /// A `Resource`.
     Resource,
+    /// An `Event` channel (`sends(..)` / `receives(..)`).
+    Event,
 }
 
 /// A type that can appear in `reads(..)`/`writes(..)`: implemented by `#[derive(Component)]`
@@ -84,12 +104,20 @@ pub struct ReadOf<T: ?Sized>(PhantomData<fn() -> PhantomData<T>>);
 /// Type-level access: writes `T`.
 pub struct WriteOf<T: ?Sized>(PhantomData<fn() -> PhantomData<T>>);
 
+/// Type-level access: sends events `E`.
+pub struct SendOf<E: ?Sized>(PhantomData<fn() -> PhantomData<E>>);
+
+/// Type-level access: receives events `E`.
+pub struct ReceiveOf<E: ?Sized>(PhantomData<fn() -> PhantomData<E>>);
+
 /// A type-level access list (`ReadOf<T>`, `WriteOf<T>`, `()`, tuples) every part of which the
 /// system marker `S` declared. `#[system]` checks each parameter's list once, at the parameter.
 pub trait AllowedBy<S> {}
 
 impl<S: Reads<T>, T: ?Sized> AllowedBy<S> for ReadOf<T> {}
 impl<S: Writes<T>, T: ?Sized> AllowedBy<S> for WriteOf<T> {}
+impl<S: Sends<E>, E: ?Sized> AllowedBy<S> for SendOf<E> {}
+impl<S: Receives<E>, E: ?Sized> AllowedBy<S> for ReceiveOf<E> {}
 impl<S> AllowedBy<S> for () {}
 
 macro_rules! impl_allowed_by_tuple {

@@ -17,12 +17,13 @@ use std::sync::{Mutex, PoisonError};
 
 pub use access::{
     AccessKind, AllowedBy, BundleDefers, Declarable, DeferredBy, Defers, Marker, ReadOf, Reads,
-    Unrestricted, WriteOf, Writes,
+    ReceiveOf, Receives, SendOf, Sends, Unrestricted, WriteOf, Writes,
 };
 pub use param::{Local, Query, Res, ResMut, SystemParam, sealed::ParamSeal};
 pub use split::{ResourceBorrows, SplitError, SystemBorrows};
 
 use crate::commands::{ApplyReport, CommandQueue};
+use crate::event::{Event, Events};
 use crate::query::{Access, Borrows, find_alias_runtime};
 use crate::world::World;
 
@@ -64,6 +65,11 @@ pub struct SystemDescriptor {
     /// Components the system's `Commands` may insert, remove or spawn without writing them
     /// (`defers(..)`); applied at the batch end, so they conflict with nothing.
     pub defers: Vec<DeclaredAccess>,
+    /// Event types the system sends (`sends(..)`), as their channels (`Events<E>`): appended
+    /// at the batch end, so senders do not conflict with each other, only with receivers.
+    pub sends: Vec<DeclaredAccess>,
+    /// Event types the system receives (`receives(..)`), as their channels (`Events<E>`, read).
+    pub receives: Vec<DeclaredAccess>,
     /// Systems this one runs after.
     pub after: Vec<SystemRef>,
     /// Runs on ticks where `tick % every_ticks == 0`; 1 means every tick.
@@ -89,6 +95,8 @@ impl SystemDescriptor {
             reads: Vec::new(),
             writes: Vec::new(),
             defers: Vec::new(),
+            sends: Vec::new(),
+            receives: Vec::new(),
             after: Vec::new(),
             every_ticks: 1,
             uses_commands: false,
@@ -123,6 +131,34 @@ impl SystemDescriptor {
             self.defers.push(a);
         }
         self
+    }
+
+    /// Declares that this system sends events `E`.
+    pub fn send<E: Event>(mut self) -> Self {
+        let a = channel::<E>();
+        if !self.sends.contains(&a) {
+            self.sends.push(a);
+        }
+        self
+    }
+
+    /// Declares that this system receives events `E`.
+    pub fn receive<E: Event>(mut self) -> Self {
+        let a = channel::<E>();
+        if !self.receives.contains(&a) {
+            self.receives.push(a);
+        }
+        self
+    }
+
+    /// Whether the system receives from the channel `id` (an `Events<E>` `TypeId`).
+    pub fn receives_type(&self, id: TypeId) -> bool {
+        self.receives.iter().any(|a| a.type_id == id)
+    }
+
+    /// Whether the system sends into the channel `id` (an `Events<E>` `TypeId`).
+    pub fn sends_type(&self, id: TypeId) -> bool {
+        self.sends.iter().any(|a| a.type_id == id)
     }
 
     /// Records the parameters' accesses and any aliasing among them (by `TypeId`).
@@ -174,7 +210,26 @@ impl SystemDescriptor {
                 return Some(w.name);
             }
         }
+        // A sender and a receiver of one event type are ordered like a writer and a reader.
+        for s in &self.sends {
+            if other.receives_type(s.type_id) {
+                return Some(s.name);
+            }
+        }
+        for s in &other.sends {
+            if self.receives_type(s.type_id) {
+                return Some(s.name);
+            }
+        }
         (self.uses_commands && other.uses_commands).then_some("Commands")
+    }
+}
+
+fn channel<E: Event>() -> DeclaredAccess {
+    DeclaredAccess {
+        type_id: TypeId::of::<Events<E>>(),
+        name: E::NAME,
+        kind: AccessKind::Event,
     }
 }
 
@@ -249,6 +304,10 @@ pub struct SystemContext<'w> {
     pub(crate) resources: ResourceBorrows<'w>,
     pub(crate) sink: &'w Mutex<CommandQueue>,
     pub(crate) system: &'static str,
+    /// The system's identity (its marker's `TypeId`), keying its event readers' cursors.
+    pub(crate) system_id: TypeId,
+    /// Event readers fetched so far, per event channel, to key each reader's cursor.
+    pub(crate) readers: Vec<(TypeId, u32)>,
 }
 
 impl<'w> SystemContext<'w> {
@@ -263,7 +322,24 @@ impl<'w> SystemContext<'w> {
             resources: borrows.resources,
             sink,
             system,
+            system_id: borrows.system_id,
+            readers: Vec::new(),
         }
+    }
+
+    /// The next reader key for channel `channel`: (system, how many readers of it came before).
+    pub(crate) fn next_reader(&mut self, channel: TypeId) -> (TypeId, u32) {
+        let n = match self.readers.iter_mut().find(|(c, _)| *c == channel) {
+            Some((_, n)) => {
+                *n += 1;
+                *n
+            }
+            None => {
+                self.readers.push((channel, 0));
+                0
+            }
+        };
+        (self.system_id, n)
     }
 
     /// The running system's name.

@@ -15,11 +15,12 @@ use std::marker::PhantomData;
 use std::ops::{Deref, DerefMut};
 
 use super::SystemContext;
-use super::access::{ReadOf, WriteOf};
+use super::access::{ReadOf, ReceiveOf, SendOf, WriteOf};
 use crate::commands::Commands;
 use crate::component::Resource;
 use crate::entity::{Entities, Entity};
 use crate::error::QueryGetError;
+use crate::event::{Event, EventReader, EventWriter, Events};
 use crate::query::{
     Access, Borrows, ConstAccess, Mode, QueryData, QueryIter, ReadOnlyQueryData, Space,
 };
@@ -318,5 +319,35 @@ impl<M> SystemParam for Commands<'_, M> {
     fn init_state() {}
     fn fetch<'w, S>(context: &mut SystemContext<'w>, _: &'w mut ()) -> Commands<'w, S> {
         Commands::for_system(context.stores.entities(), context.sink)
+    }
+}
+
+impl<E: Event> ParamSeal for EventWriter<'_, E> {}
+/// Sends `E` (declared in `sends(..)`); buffered until the batch ends. Two writers never alias.
+impl<E: Event> SystemParam for EventWriter<'_, E> {
+    type State = ();
+    type Item<'w, S> = EventWriter<'w, E>;
+    type Access = SendOf<E>;
+    const ACCESS: ConstAccess = ConstAccess::List(&[]);
+    fn access(_: &mut Vec<Access>) {}
+    fn init_state() {}
+    fn fetch<'w, S>(context: &mut SystemContext<'w>, _: &'w mut ()) -> EventWriter<'w, E> {
+        EventWriter::new(context.sink)
+    }
+}
+
+impl<E: Event> ParamSeal for EventReader<'_, E> {}
+/// Receives `E` (declared in `receives(..)`) through the system's own cursor.
+impl<E: Event> SystemParam for EventReader<'_, E> {
+    type State = ();
+    type Item<'w, S> = EventReader<'w, E>;
+    type Access = ReceiveOf<E>;
+    const ACCESS: ConstAccess = ConstAccess::List(&[]);
+    fn access(_: &mut Vec<Access>) {}
+    fn init_state() {}
+    fn fetch<'w, S>(context: &mut SystemContext<'w>, _: &'w mut ()) -> EventReader<'w, E> {
+        let key = context.next_reader(std::any::TypeId::of::<Events<E>>());
+        let channel = context.resources.shared::<Events<E>>();
+        EventReader::new(channel, key, context.sink)
     }
 }

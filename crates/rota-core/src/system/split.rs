@@ -62,6 +62,7 @@ impl<'w> ResourceBorrows<'w> {
 pub struct SystemBorrows<'w> {
     pub(crate) stores: Borrows<'w>,
     pub(crate) resources: ResourceBorrows<'w>,
+    pub(crate) system_id: TypeId,
 }
 
 fn users(
@@ -81,7 +82,7 @@ fn users(
                 });
             }
             writer = Some(i);
-        } else if d.reads_type(id) {
+        } else if d.reads_type(id) || d.receives_type(id) {
             readers.push(i);
         }
     }
@@ -120,6 +121,8 @@ impl World {
                 }
             }
         }
+        let ids: Vec<TypeId> = systems.iter().map(|d| d.id).collect();
+        let windows = self.begin_system_runs(&ids);
         let World {
             entities,
             stores: all_stores,
@@ -127,8 +130,9 @@ impl World {
             ..
         } = self;
         let entities = &*entities;
-        let mut stores: Vec<Borrows<'w>> = (0..systems.len())
-            .map(|_| Borrows::from_parts(entities))
+        let mut stores: Vec<Borrows<'w>> = windows
+            .into_iter()
+            .map(|w| Borrows::from_parts(entities, w))
             .collect();
         let mut resources: Vec<Vec<_>> = (0..systems.len()).map(|_| Vec::new()).collect();
         for entry in all_stores.iter_mut() {
@@ -165,9 +169,11 @@ impl World {
         Ok(stores
             .into_iter()
             .zip(resources)
-            .map(|(stores, r)| SystemBorrows {
+            .zip(ids)
+            .map(|((stores, r), system_id)| SystemBorrows {
                 stores,
                 resources: ResourceBorrows { entries: r },
+                system_id,
             })
             .collect())
     }

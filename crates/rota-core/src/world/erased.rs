@@ -5,7 +5,8 @@ use std::any::Any;
 use crate::component::Component;
 use crate::entity::Entity;
 use crate::store::Store;
-use crate::store::index::StoreIndex;
+use crate::store::index::{StoreIndex, ValuesMut, ValuesRef};
+use crate::tick::Tick;
 
 /// A `Store<T>` with `T` erased. Downcasts go through `Any`, so a type mismatch is an `Option`
 /// the caller turns into an internal-invariant panic — never undefined behaviour.
@@ -20,11 +21,18 @@ pub(crate) trait ErasedStore: Any + Send + Sync {
     fn dense_entities(&self) -> &[Entity];
     /// The store's index (membership), shared.
     fn index(&self) -> StoreIndex<'_>;
-    /// The value column as `&Vec<T>`, erased.
-    fn values_any(&self) -> &(dyn Any + Send + Sync);
-    /// Settles, then splits: index shared, value column (`&mut Vec<T>`) exclusive and erased.
-    fn parts_mut_any(&mut self) -> (StoreIndex<'_>, &mut (dyn Any + Send + Sync));
+    /// The value half (`Vec<T>` erased, with its ticks), shared.
+    fn values_any(&self) -> ValuesRef<'_, AnyValues>;
+    /// Settles, then splits: index shared, value half (`Vec<T>` erased) exclusive.
+    fn parts_mut_any(&mut self) -> (StoreIndex<'_>, ValuesMut<'_, AnyValues>);
+    /// Sets the tick the store's own writes stamp.
+    fn set_change_tick(&mut self, now: Tick);
+    /// Clamps every tick to at most `MAX_AGE` old.
+    fn clamp_ticks(&mut self, now: Tick);
 }
+
+/// A value column (`Vec<T>`) with its type erased.
+pub(crate) type AnyValues = dyn Any + Send + Sync;
 
 impl<T: Component> ErasedStore for Store<T> {
     fn remove_entity(&mut self, entity: Entity) {
@@ -48,12 +56,30 @@ impl<T: Component> ErasedStore for Store<T> {
     fn index(&self) -> StoreIndex<'_> {
         Store::index(self)
     }
-    fn values_any(&self) -> &(dyn Any + Send + Sync) {
-        self.values_vec()
+    fn values_any(&self) -> ValuesRef<'_, AnyValues> {
+        let v = self.values_ref();
+        ValuesRef {
+            values: v.values,
+            ticks: v.ticks,
+            last_changed: v.last_changed,
+        }
     }
-    fn parts_mut_any(&mut self) -> (StoreIndex<'_>, &mut (dyn Any + Send + Sync)) {
-        let (index, values) = self.parts_mut();
-        (index, values)
+    fn parts_mut_any(&mut self) -> (StoreIndex<'_>, ValuesMut<'_, AnyValues>) {
+        let (index, v) = self.parts_mut();
+        (
+            index,
+            ValuesMut {
+                values: v.values,
+                ticks: v.ticks,
+                last_changed: v.last_changed,
+            },
+        )
+    }
+    fn set_change_tick(&mut self, now: Tick) {
+        Store::set_change_tick(self, now)
+    }
+    fn clamp_ticks(&mut self, now: Tick) {
+        Store::clamp_ticks(self, now)
     }
 }
 

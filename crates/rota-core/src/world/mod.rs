@@ -1,19 +1,22 @@
 //! The `World`: the entity allocator, one store per component type, resources and the tick.
 
 mod erased;
+pub mod log;
 mod membership;
 mod registry;
 pub(crate) mod resources;
 mod runs;
 
 use std::any::TypeId;
+use std::collections::BTreeMap;
 
 use crate::bundle::Bundle;
 use crate::component::Component;
 use crate::entity::{Entities, Entity};
 use crate::error::{EntityNotAlive, SpawnError};
 use crate::store::Store;
-pub(crate) use erased::{ErasedStore, downcast_mut, downcast_ref};
+use crate::tick::{CHECK_INTERVAL, ChangeWindow, Tick};
+pub(crate) use erased::{AnyValues, ErasedStore, downcast_mut, downcast_ref};
 use membership::Membership;
 use registry::Registry;
 pub(crate) use resources::Resources;
@@ -63,6 +66,16 @@ pub struct World {
     membership: Membership,
     pub(crate) resources: Resources,
     tick: u64,
+    /// The change clock (see `tick.rs`): world-level writes stamp it; every store's own
+    /// `change_tick` is kept equal to it.
+    change_tick: Tick,
+    /// When every stored tick was last clamped to `MAX_AGE`.
+    last_clamp: Tick,
+    /// Each system's last run (by its marker's `TypeId`), for its `Changed`/`Added` window.
+    /// Lookup and clamping only; never iterated for a result.
+    system_runs: BTreeMap<TypeId, Tick>,
+    /// The structural change log, when enabled.
+    log: Option<log::StructuralLog>,
 }
 
 impl Default for World {
@@ -104,7 +117,105 @@ impl World {
             membership: Membership::default(),
             resources: Resources::default(),
             tick: 0,
+            change_tick: Tick::new(0),
+            last_clamp: Tick::new(0),
+            system_runs: BTreeMap::new(),
+            log: None,
         }
+    }
+
+    /// The change clock's current tick: what world-level writes (insert, spawn, `get_mut`,
+    /// `query_mut`, applied commands) stamp. See [`Tick`].
+    #[inline]
+    pub fn change_tick(&self) -> Tick {
+        self.change_tick
+    }
+
+    /// Ends the current change moment: returns its tick and advances the clock, so that every
+    /// change made after this call is newer than the returned tick. Pass it to
+    /// [`World::query_since`] to see those changes.
+    ///
+    /// ```
+    /// # use rota_core::{Changed, Component, Entity, World};
+    /// # struct Hp(u32); impl Component for Hp { const NAME: &'static str = "Hp"; const UNIQUE_KEY: Option<&'static str> = Some("doc::Hp"); }
+    /// let mut world = World::new();
+    /// let a = world.spawn_with((Hp(1),));
+    /// let b = world.spawn_with((Hp(2),));
+    /// let since = world.change_checkpoint();
+    /// world.get_mut::<Hp>(b).unwrap().0 += 1;
+    /// let changed: Vec<Entity> = world.query_since::<Entity, Changed<Hp>>(since).collect();
+    /// assert_eq!(changed, [b]);
+    /// # let _ = a;
+    /// ```
+    pub fn change_checkpoint(&mut self) -> Tick {
+        let ended = self.change_tick;
+        self.advance_change_tick();
+        ended
+    }
+
+    /// Sets the change clock (every store follows). Meant for tests that start the clock near
+    /// `u32::MAX` to exercise the wrap; ticks already stored keep their values, so set it
+    /// before anything is written.
+    pub fn set_change_tick(&mut self, tick: Tick) {
+        self.change_tick = tick;
+        self.last_clamp = tick;
+        for entry in &mut self.stores {
+            entry.store.set_change_tick(tick);
+        }
+    }
+
+    /// Advances the clock by one moment; every store follows. Clamps every stored tick once
+    /// per `CHECK_INTERVAL` ticks so that ages never wrap.
+    pub(crate) fn advance_change_tick(&mut self) -> Tick {
+        let now = self.bump_change_tick();
+        for entry in &mut self.stores {
+            entry.store.set_change_tick(now);
+        }
+        now
+    }
+
+    /// Advances the clock without telling the stores (the caller does, once, afterwards).
+    fn bump_change_tick(&mut self) -> Tick {
+        self.change_tick = self.change_tick.next();
+        let now = self.change_tick;
+        if self.last_clamp.age(now) >= CHECK_INTERVAL {
+            self.last_clamp = now;
+            for entry in &mut self.stores {
+                entry.store.clamp_ticks(now);
+            }
+            for last in self.system_runs.values_mut() {
+                last.clamp(now);
+            }
+        }
+        now
+    }
+
+    /// Gives each system (by marker `TypeId`, in the order given) its own tick and its window
+    /// `(last run, this run]`, records this run as its last, then advances once more so that
+    /// what happens after the systems (their commands, the caller's writes) is newer than all
+    /// of them.
+    pub(crate) fn begin_system_runs(&mut self, systems: &[TypeId]) -> Vec<ChangeWindow> {
+        let windows = systems
+            .iter()
+            .map(|id| {
+                let now = self.bump_change_tick();
+                let since = match self.system_runs.insert(*id, now) {
+                    Some(mut last) => {
+                        last.clamp(now);
+                        last
+                    }
+                    None => Tick::horizon(now),
+                };
+                ChangeWindow { since, now }
+            })
+            .collect();
+        self.advance_change_tick();
+        windows
+    }
+
+    /// The tick system `id` (its marker's `TypeId`) last ran at, if it ever ran on this world.
+    pub fn system_last_run(&self, id: TypeId) -> Option<Tick> {
+        self.system_runs.get(&id).copied()
     }
 
     /// The entity allocator (read-only: spawn and despawn through the world).
@@ -238,6 +349,11 @@ impl World {
                 out.push(entity);
             }
         }
+        if let Some(log) = &mut self.log {
+            for &entity in &out {
+                log.spawned(entity, unique(indices.as_ref()), &self.stores);
+            }
+        }
         out
     }
 
@@ -252,6 +368,9 @@ impl World {
         }
         for &i in indices.as_ref() {
             self.membership.set(entity.slot(), i);
+        }
+        if let Some(log) = &mut self.log {
+            log.spawned(entity, unique(indices.as_ref()), &self.stores);
         }
     }
 
@@ -270,6 +389,9 @@ impl World {
         let stores = &mut self.stores;
         self.membership
             .take(entity.slot(), |i| stores[i].store.remove_entity(entity));
+        if let Some(log) = &mut self.log {
+            log.push(log::StructuralChange::Despawned(entity));
+        }
         self.entities.despawn(entity)
     }
 
@@ -307,6 +429,9 @@ impl World {
             despawned += 1;
             self.membership
                 .take(entity.slot(), |i| per_store[i].push(entity));
+            if let Some(log) = &mut self.log {
+                log.push(log::StructuralChange::Despawned(entity));
+            }
         }
         for (entry, gone) in self.stores.iter_mut().zip(&per_store) {
             if !gone.is_empty() {
@@ -332,6 +457,9 @@ impl World {
         let i = self.register::<T>();
         let old = downcast_mut::<T>(&mut *self.stores[i].store).insert(entity, component);
         self.membership.set(entity.slot(), i);
+        if let (Some(log), None) = (&mut self.log, &old) {
+            log.added(entity, &self.stores[i]);
+        }
         Ok(old)
     }
 
@@ -350,6 +478,9 @@ impl World {
         let old = downcast_mut::<T>(&mut *self.stores[i].store).remove(entity);
         if old.is_some() {
             self.membership.clear(entity.slot(), i);
+            if let Some(log) = &mut self.log {
+                log.removed(entity, &self.stores[i]);
+            }
         }
         Ok(old)
     }
@@ -394,10 +525,12 @@ impl World {
             return i;
         }
         let i = self.stores.len();
+        let mut store = Store::<T>::new();
+        store.set_change_tick(self.change_tick);
         self.stores.push(StoreEntry {
             type_id: TypeId::of::<T>(),
             name: T::NAME,
-            store: Box::new(Store::<T>::new()),
+            store: Box::new(store),
         });
         self.registry.insert::<T>(i);
         self.membership.ensure_stores(self.stores.len());
@@ -472,6 +605,18 @@ impl World {
         }
         Ok(())
     }
+}
+
+/// A bundle's store positions without repeats (a bundle naming a type twice stores it once),
+/// in first-occurrence order.
+fn unique(indices: &[usize]) -> &[usize] {
+    // Bundles are at most 12 long; a repeat is rare and only shortens the list.
+    let n = indices
+        .iter()
+        .enumerate()
+        .position(|(k, i)| indices[..k].contains(i))
+        .unwrap_or(indices.len());
+    &indices[..n]
 }
 
 #[cfg(test)]

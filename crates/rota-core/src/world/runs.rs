@@ -6,6 +6,9 @@
 //! reports skipped commands); a store is registered only once an item takes effect, exactly as
 //! the one-command-at-a-time path would.
 
+use std::any::TypeId;
+
+use super::log::StructuralChange;
 use crate::bundle::Bundle;
 use crate::component::Component;
 use crate::entity::Entity;
@@ -34,11 +37,17 @@ impl World {
             entities,
             stores,
             membership,
+            log,
             ..
         } = self;
+        let mut spawned: Vec<Entity> = Vec::new();
+        let logging = log.is_some();
         let mut record = |entity: Entity| {
             for &i in indices.as_ref() {
                 membership.set(entity.slot(), i);
+            }
+            if logging {
+                spawned.push(entity);
             }
         };
         if let Some(mut columns) = B::columns(stores, &indices) {
@@ -66,6 +75,11 @@ impl World {
                 }
             }
         }
+        if let Some(log) = log {
+            for entity in spawned {
+                log.spawned(entity, super::unique(indices.as_ref()), stores);
+            }
+        }
     }
 
     /// Inserts (or replaces) each item's component, in order, for the items `admit(k, entity,
@@ -89,15 +103,22 @@ impl World {
             entities,
             stores,
             membership,
+            log,
             ..
         } = self;
         let store = downcast_mut::<T>(&mut *stores[i].store);
-        store.insert(entity, value);
-        membership.set(entity.slot(), i);
+        let mut insert = |entity: Entity, value: T| {
+            if store.insert(entity, value).is_none()
+                && let Some(log) = log.as_mut()
+            {
+                log.push(added::<T>(entity));
+            }
+            membership.set(entity.slot(), i);
+        };
+        insert(entity, value);
         for (k, (entity, value)) in items {
             if admit(k, entity, entities.is_alive(entity)) {
-                store.insert(entity, value);
-                membership.set(entity.slot(), i);
+                insert(entity, value);
             }
         }
     }
@@ -114,6 +135,7 @@ impl World {
             entities,
             stores,
             membership,
+            log,
             ..
         } = self;
         let mut store = position.map(|i| (i, downcast_mut::<T>(&mut *stores[i].store)));
@@ -125,7 +147,22 @@ impl World {
                 && store.remove(entity).is_some()
             {
                 membership.clear(entity.slot(), *i);
+                if let Some(log) = log.as_mut() {
+                    log.push(StructuralChange::Removed {
+                        entity,
+                        component: T::NAME,
+                        type_id: TypeId::of::<T>(),
+                    });
+                }
             }
         }
+    }
+}
+
+fn added<T: Component>(entity: Entity) -> StructuralChange {
+    StructuralChange::Added {
+        entity,
+        component: T::NAME,
+        type_id: TypeId::of::<T>(),
     }
 }

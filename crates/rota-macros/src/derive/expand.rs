@@ -68,6 +68,21 @@ pub(crate) fn expand(model: &Model, kind: Kind) -> TokenStream {
                 };
             }
         }
+        Kind::Event => quote! {
+            #[automatically_derived]
+            impl #impl_generics ::rota::__private::Event for #ident #ty_generics
+            #where_clause
+            {
+                const NAME: &'static str = #name;
+                const UNIQUE_KEY: ::core::option::Option<&'static str> = #key;
+            }
+            const _: () = {
+                #[allow(dead_code)]
+                fn event_must_be_send_sync_static #impl_generics () #where_clause {
+                    ::rota::__private::event_must_be_send_sync_static::<#ident #ty_generics>();
+                }
+            };
+        },
         Kind::Resource => quote! {
             #[automatically_derived]
             impl #impl_generics ::rota::__private::Resource for #ident #ty_generics

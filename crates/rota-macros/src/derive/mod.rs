@@ -1,4 +1,4 @@
-//! `#[derive(Component)]`, `#[derive(Resource)]`: parse → validate → expand; and the other derives.
+//! `#[derive(Component)]`, `#[derive(Resource)]`, `#[derive(Event)]`: parse → validate → expand; and the other derives.
 
 mod expand;
 mod parse;
@@ -13,6 +13,7 @@ use proc_macro2::TokenStream;
 pub(crate) enum Kind {
     Component,
     Resource,
+    Event,
 }
 
 impl Kind {
@@ -20,6 +21,7 @@ impl Kind {
         match self {
             Kind::Component => "Component",
             Kind::Resource => "Resource",
+            Kind::Event => "Event",
         }
     }
 }

@@ -67,9 +67,19 @@ pub(crate) fn expand(model: &Model) -> TokenStream {
         .filter(|t| !written.contains(&spelled(t)))
         .collect();
 
-    let declarable = reads.iter().chain(&writes).chain(&defers).map(|ty| {
-        quote_spanned! {ty.span()=> ::rota::__private::assert_declarable::<#ty>(); }
-    });
+    let sends: Vec<&Type> = model.sends.iter().map(|d| &d.ty).collect();
+    let receives: Vec<&Type> = model.receives.iter().map(|d| &d.ty).collect();
+    let declarable = reads
+        .iter()
+        .chain(&writes)
+        .chain(&defers)
+        .map(|ty| quote_spanned! {ty.span()=> ::rota::__private::assert_declarable::<#ty>(); })
+        .chain(
+            sends
+                .iter()
+                .chain(&receives)
+                .map(|ty| quote_spanned! {ty.span()=> ::rota::__private::assert_event::<#ty>(); }),
+        );
     let impls = {
         let r = reads.iter().map(|ty| {
             quote_spanned! {ty.span()=> impl ::rota::__private::Reads<#ty> for #marker {} }
@@ -84,7 +94,13 @@ pub(crate) fn expand(model: &Model) -> TokenStream {
         let d = defers.iter().map(|ty| {
             quote_spanned! {ty.span()=> impl ::rota::__private::Defers<#ty> for #marker {} }
         });
-        quote! { #(#r)* #(#w)* #(#d)* }
+        let s = sends.iter().map(|ty| {
+            quote_spanned! {ty.span()=> impl ::rota::__private::Sends<#ty> for #marker {} }
+        });
+        let v = receives.iter().map(|ty| {
+            quote_spanned! {ty.span()=> impl ::rota::__private::Receives<#ty> for #marker {} }
+        });
+        quote! { #(#r)* #(#w)* #(#d)* #(#s)* #(#v)* }
     };
     let bounds = {
         let r = reads
@@ -96,7 +112,13 @@ pub(crate) fn expand(model: &Model) -> TokenStream {
         let d = defers
             .iter()
             .map(|ty| quote!(+ ::rota::__private::Defers<#ty>));
-        quote! { ::rota::__private::Marker #(#r)* #(#w)* #(#d)* }
+        let s = sends
+            .iter()
+            .map(|ty| quote!(+ ::rota::__private::Sends<#ty>));
+        let v = receives
+            .iter()
+            .map(|ty| quote!(+ ::rota::__private::Receives<#ty>));
+        quote! { ::rota::__private::Marker #(#r)* #(#w)* #(#d)* #(#s)* #(#v)* }
     };
 
     let tys: Vec<&Type> = model.params.iter().map(|p| &p.ty).collect();
@@ -194,6 +216,8 @@ pub(crate) fn expand(model: &Model) -> TokenStream {
                         #(.read::<#reads>())*
                         #(.write::<#writes>())*
                         #(.defer::<#defers>())*
+                        #(.send::<#sends>())*
+                        #(.receive::<#receives>())*
                         #(.after(::rota::__private::system_ref(#after)))*
                         .every_ticks(#every_ticks)
                         .params(&accesses);

@@ -15,7 +15,9 @@ pub(crate) const WRITES: &str = "writes";
 pub(crate) const AFTER: &str = "after";
 pub(crate) const DEFERS: &str = "defers";
 pub(crate) const EVERY_TICKS: &str = "every_ticks";
-pub(crate) const KEYS: [&str; 5] = [READS, WRITES, DEFERS, AFTER, EVERY_TICKS];
+pub(crate) const SENDS: &str = "sends";
+pub(crate) const RECEIVES: &str = "receives";
+pub(crate) const KEYS: [&str; 7] = [READS, WRITES, DEFERS, SENDS, RECEIVES, AFTER, EVERY_TICKS];
 
 /// A `reads(..)`/`writes(..)` entry: the type as written, for spans and messages.
 pub(crate) struct Declared {
@@ -36,6 +38,10 @@ pub(crate) struct Model {
     pub(crate) reads: Vec<Declared>,
     pub(crate) writes: Vec<Declared>,
     pub(crate) defers: Vec<Declared>,
+    /// Event types sent (`sends(..)`).
+    pub(crate) sends: Vec<Declared>,
+    /// Event types received (`receives(..)`).
+    pub(crate) receives: Vec<Declared>,
     pub(crate) after: Vec<syn::Path>,
     pub(crate) every_ticks: Option<syn::LitInt>,
     /// The function's parameters, in order.
@@ -52,6 +58,8 @@ pub(crate) fn parse(attr: TokenStream, item: TokenStream) -> syn::Result<Model> 
         reads: Vec::new(),
         writes: Vec::new(),
         defers: Vec::new(),
+        sends: Vec::new(),
+        receives: Vec::new(),
         after: Vec::new(),
         every_ticks: None,
         params: Vec::new(),
@@ -90,7 +98,10 @@ fn parse_attr(
             errors.push(e);
         }
         seen.push((name.clone(), key.span()));
-        let is_list = matches!(name.as_str(), READS | WRITES | DEFERS | AFTER);
+        let is_list = matches!(
+            name.as_str(),
+            READS | WRITES | DEFERS | SENDS | RECEIVES | AFTER
+        );
         if input.peek(Token![=]) {
             let eq: Token![=] = input.parse()?;
             let value: syn::Expr = input.parse()?;
@@ -119,12 +130,14 @@ fn parse_attr(
             let content;
             syn::parenthesized!(content in input);
             match name.as_str() {
-                READS | WRITES | DEFERS => {
+                READS | WRITES | DEFERS | SENDS | RECEIVES => {
                     match Punctuated::<Type, Token![,]>::parse_terminated(&content) {
                         Ok(types) => {
                             let list = match name.as_str() {
                                 READS => &mut model.reads,
                                 WRITES => &mut model.writes,
+                                SENDS => &mut model.sends,
+                                RECEIVES => &mut model.receives,
                                 _ => &mut model.defers,
                             };
                             list.extend(types.into_iter().map(|ty| Declared { ty }));
@@ -167,7 +180,7 @@ fn unknown_key(key: &syn::Ident) -> syn::Error {
     syn::Error::new(
         key.span(),
         format!(
-            "unknown key `{key}` in `#[system(..)]`; valid keys are `reads(..)`, `writes(..)`, `defers(..)`, `after(..)` and `every_ticks = N`"
+            "unknown key `{key}` in `#[system(..)]`; valid keys are `reads(..)`, `writes(..)`, `defers(..)`, `sends(..)`, `receives(..)`, `after(..)` and `every_ticks = N`"
         ),
     )
 }

@@ -59,6 +59,8 @@ pub(crate) fn validate(model: &Model) -> syn::Result<()> {
         (&model.reads, "reads"),
         (&model.writes, "writes"),
         (&model.defers, "defers"),
+        (&model.sends, "sends"),
+        (&model.receives, "receives"),
     ] {
         duplicates(list, what, name, &mut errors);
     }

@@ -1,0 +1,413 @@
+//! Events: a sequence-numbered, bounded channel per event type, read through cursors.
+//!
+//! # Delivery
+//!
+//! * Every event gets the next **sequence number** of its channel when it is appended.
+//! * A reader owns a **cursor** (the next sequence number it will read). Reading returns every
+//!   retained event from the cursor on and moves the cursor past them, so each reader receives
+//!   each event **exactly once**, whatever other readers do, and a reader that skipped ticks
+//!   catches up on its next read.
+//! * A channel is **bounded**: it retains the newest `capacity` events
+//!   ([`DEFAULT_CAPACITY`] unless set with [`World::init_events`]). Older ones are dropped — so
+//!   a channel nobody reads never grows past its capacity — and a reader whose cursor fell
+//!   behind the oldest retained event is told how many it missed ([`EventRead::missed`]).
+//!
+//! # Order
+//!
+//! A system's `EventWriter` buffers what it sends; the buffer is appended at the end of the
+//! system's batch, with its commands, **in plan order** — so readers see the same sequence on 1
+//! or N threads. Systems that send `E` and systems that receive `E` never share a batch (the
+//! scheduler orders them like a writer and a reader); senders may share one.
+//!
+//! System readers' cursors live in the channel, keyed by system and parameter, so they belong
+//! to the world (a snapshot of the world includes them) and a system run with `World::run`
+//! resumes where it stopped. A reader's new cursor is stored when its batch ends; a system that
+//! panics keeps its old cursor and reads the same events again next time.
+
+use std::any::TypeId;
+use std::collections::{BTreeMap, VecDeque};
+use std::marker::PhantomData;
+use std::sync::{Mutex, PoisonError};
+
+use crate::commands::{CommandQueue, EventOp};
+use crate::component::Resource;
+use crate::world::World;
+
+/// How many events a channel retains unless [`World::init_events`] says otherwise.
+pub const DEFAULT_CAPACITY: usize = 65_536;
+
+/// A type that can be sent as an event. Derive it with `#[derive(Event)]` (from `rota`).
+///
+/// Events are `Clone` so that a world holding them can be snapshotted.
+///
+/// ```
+/// use rota_core::Event;
+///
+/// #[derive(Clone, Debug, PartialEq)]
+/// struct Hit { damage: u32 }
+/// impl Event for Hit {
+///     const NAME: &'static str = "Hit";
+///     const UNIQUE_KEY: Option<&'static str> = Some(concat!(module_path!(), "::Hit@", line!()));
+/// }
+/// ```
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is not an event",
+    label = "not an `Event`",
+    note = "add `#[derive(Event)]` (and `Clone`) to the definition of `{Self}`"
+)]
+pub trait Event: Clone + Send + Sync + 'static {
+    /// The name used in messages.
+    const NAME: &'static str;
+    /// A string no other event type shares (see `Component::UNIQUE_KEY`).
+    const UNIQUE_KEY: Option<&'static str>;
+}
+
+/// Identifies a system's reader: the system marker's `TypeId` and the reader's position among
+/// the system's `EventReader` parameters of this event type.
+pub(crate) type ReaderKey = (TypeId, u32);
+
+/// The channel of event type `E`: a world resource, reached through `EventWriter`,
+/// `EventReader`, [`World::send_event`] and [`World::read_events`].
+///
+/// # Invariants
+///
+/// * `queue[i]` has sequence number `first + i`; `next()` = `first + queue.len()`.
+/// * `queue.len() <= capacity`.
+/// * Every stored cursor is `<= next()`.
+#[derive(Clone, Debug)]
+pub struct Events<E> {
+    queue: VecDeque<E>,
+    first: u64,
+    capacity: usize,
+    cursors: BTreeMap<ReaderKey, u64>,
+}
+
+impl<E: Event> Resource for Events<E> {
+    const NAME: &'static str = E::NAME;
+    // Generic: no `const` identity. Systems never declare the channel itself (they declare
+    // `sends(E)` / `receives(E)`), so nothing compares this key.
+    const UNIQUE_KEY: Option<&'static str> = None;
+}
+
+impl<E> Events<E> {
+    /// An empty channel retaining at most `capacity` events (at least 1).
+    pub fn with_capacity(capacity: usize) -> Events<E> {
+        Events {
+            queue: VecDeque::new(),
+            first: 0,
+            capacity: capacity.max(1),
+            cursors: BTreeMap::new(),
+        }
+    }
+
+    /// The sequence number the next event will get.
+    pub fn next_sequence(&self) -> u64 {
+        self.first + self.queue.len() as u64
+    }
+
+    /// The sequence number of the oldest retained event (= `next_sequence` when empty).
+    pub fn oldest_sequence(&self) -> u64 {
+        self.first
+    }
+
+    /// How many events are retained.
+    pub fn len(&self) -> usize {
+        self.queue.len()
+    }
+
+    /// Whether no event is retained.
+    pub fn is_empty(&self) -> bool {
+        self.queue.is_empty()
+    }
+
+    /// The most events this channel retains.
+    pub fn capacity(&self) -> usize {
+        self.capacity
+    }
+
+    /// Appends `events` in order, dropping the oldest beyond the capacity.
+    pub fn extend(&mut self, events: impl IntoIterator<Item = E>) {
+        self.queue.extend(events);
+        let excess = self.queue.len().saturating_sub(self.capacity);
+        if excess > 0 {
+            self.queue.drain(..excess);
+            self.first += excess as u64;
+        }
+    }
+
+    /// What a reader at `cursor` (a sequence number; older than the oldest retained event
+    /// means it missed some) reads: the events from there on, and its next cursor.
+    pub fn read_from(&self, cursor: u64) -> EventRead<'_, E> {
+        let start = cursor.max(self.first);
+        let skip = usize::try_from(start - self.first).unwrap_or(usize::MAX);
+        EventRead {
+            missed: start - cursor.min(start),
+            first_sequence: start,
+            events: Some(self.queue.range(skip.min(self.queue.len())..)),
+        }
+    }
+
+    /// A system reader's cursor: where it stopped, or the oldest retained event for a reader
+    /// that never read.
+    pub(crate) fn cursor(&self, key: ReaderKey) -> u64 {
+        self.cursors.get(&key).copied().unwrap_or(self.first)
+    }
+
+    pub(crate) fn set_cursor(&mut self, key: ReaderKey, cursor: u64) {
+        self.cursors.insert(key, cursor.min(self.next_sequence()));
+    }
+}
+
+/// What one read of a channel returns: the events (oldest first) and how many the reader
+/// missed because they were dropped before it read them.
+#[derive(Debug)]
+pub struct EventRead<'a, E> {
+    missed: u64,
+    first_sequence: u64,
+    /// `None`: the channel does not exist (nothing was ever sent).
+    events: Option<std::collections::vec_deque::Iter<'a, E>>,
+}
+
+impl<'a, E> EventRead<'a, E> {
+    /// Events dropped (capacity) between the reader's cursor and the oldest retained one.
+    pub fn missed(&self) -> u64 {
+        self.missed
+    }
+
+    /// The sequence number of the first event this read yields.
+    pub fn first_sequence(&self) -> u64 {
+        self.first_sequence
+    }
+
+    /// The events with their sequence numbers.
+    pub fn with_sequence(self) -> impl Iterator<Item = (u64, &'a E)> {
+        (self.first_sequence..).zip(self.events.into_iter().flatten())
+    }
+}
+
+impl<'a, E> Iterator for EventRead<'a, E> {
+    type Item = &'a E;
+    fn next(&mut self) -> Option<&'a E> {
+        self.events.as_mut()?.next()
+    }
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        self.events.as_ref().map_or((0, Some(0)), |e| e.size_hint())
+    }
+}
+
+impl<E> ExactSizeIterator for EventRead<'_, E> {}
+
+/// A reader's position outside systems: the next sequence number it will read. Start with
+/// `EventCursor::default()` (reads everything retained) and pass it to [`World::read_events`].
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub struct EventCursor(pub u64);
+
+/// Sends events of type `E` from a system that declares `sends(E)`. Buffered: the events are
+/// appended to the channel at the end of the system's batch, in plan order.
+pub struct EventWriter<'w, E: Event> {
+    buffer: Vec<E>,
+    sink: &'w Mutex<CommandQueue>,
+}
+
+impl<'w, E: Event> EventWriter<'w, E> {
+    pub(crate) fn new(sink: &'w Mutex<CommandQueue>) -> Self {
+        EventWriter {
+            buffer: Vec::new(),
+            sink,
+        }
+    }
+
+    /// Sends one event.
+    pub fn send(&mut self, event: E) {
+        self.buffer.push(event);
+    }
+
+    /// Sends every event of `events`, in order.
+    pub fn send_batch(&mut self, events: impl IntoIterator<Item = E>) {
+        self.buffer.extend(events);
+    }
+
+    /// Events sent by this writer so far in this run.
+    pub fn len(&self) -> usize {
+        self.buffer.len()
+    }
+
+    /// Whether this writer sent nothing yet in this run.
+    pub fn is_empty(&self) -> bool {
+        self.buffer.is_empty()
+    }
+}
+
+impl<E: Event> Drop for EventWriter<'_, E> {
+    fn drop(&mut self) {
+        if self.buffer.is_empty() {
+            return;
+        }
+        let events = std::mem::take(&mut self.buffer);
+        self.sink
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .push_event_op(Box::new(SendEvents(events)));
+    }
+}
+
+/// Receives events of type `E` in a system that declares `receives(E)`: each event exactly once
+/// per reader, in sequence order, including those sent while the system did not run.
+pub struct EventReader<'w, E: Event> {
+    channel: Option<&'w Events<E>>,
+    key: ReaderKey,
+    cursor: u64,
+    start: u64,
+    sink: &'w Mutex<CommandQueue>,
+}
+
+impl<'w, E: Event> EventReader<'w, E> {
+    pub(crate) fn new(
+        channel: Option<&'w Events<E>>,
+        key: ReaderKey,
+        sink: &'w Mutex<CommandQueue>,
+    ) -> Self {
+        let cursor = channel.map_or(0, |c| c.cursor(key));
+        EventReader {
+            channel,
+            key,
+            cursor,
+            start: cursor,
+            sink,
+        }
+    }
+
+    /// Every event this reader has not read yet, oldest first; afterwards they count as read.
+    /// [`EventRead::missed`] says how many were dropped (capacity) before this reader got to
+    /// them.
+    pub fn read(&mut self) -> EventRead<'w, E> {
+        match self.channel {
+            Some(c) => {
+                let read = c.read_from(self.cursor);
+                self.cursor = c.next_sequence();
+                read
+            }
+            None => EventRead {
+                missed: 0,
+                first_sequence: 0,
+                events: None,
+            },
+        }
+    }
+
+    /// How many unread events are waiting (without reading them).
+    pub fn len(&self) -> usize {
+        self.channel.map_or(0, |c| {
+            usize::try_from(c.next_sequence() - self.cursor.max(c.oldest_sequence()))
+                .unwrap_or(usize::MAX)
+        })
+    }
+
+    /// Whether no unread event is waiting.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+impl<E: Event> Drop for EventReader<'_, E> {
+    fn drop(&mut self) {
+        if self.cursor == self.start {
+            return;
+        }
+        self.sink
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .push_event_op(Box::new(AdvanceCursor::<E> {
+                key: self.key,
+                to: self.cursor,
+                _event: PhantomData,
+            }));
+    }
+}
+
+struct SendEvents<E>(Vec<E>);
+
+impl<E: Event> EventOp for SendEvents<E> {
+    fn apply(self: Box<Self>, world: &mut World) {
+        world.events_mut::<E>().extend(self.0);
+    }
+}
+
+struct AdvanceCursor<E> {
+    key: ReaderKey,
+    to: u64,
+    _event: PhantomData<fn() -> E>,
+}
+
+impl<E: Event> EventOp for AdvanceCursor<E> {
+    fn apply(self: Box<Self>, world: &mut World) {
+        world.events_mut::<E>().set_cursor(self.key, self.to);
+    }
+}
+
+impl World {
+    /// Creates `E`'s channel with room for `capacity` events if it does not exist yet (a
+    /// channel is otherwise created with [`DEFAULT_CAPACITY`] by the first send). Returns
+    /// whether it created it.
+    pub fn init_events<E: Event>(&mut self, capacity: usize) -> bool {
+        if self.has_resource::<Events<E>>() {
+            return false;
+        }
+        self.insert_resource(Events::<E>::with_capacity(capacity));
+        true
+    }
+
+    /// `E`'s channel, created with the default capacity if needed.
+    pub(crate) fn events_mut<E: Event>(&mut self) -> &mut Events<E> {
+        if !self.has_resource::<Events<E>>() {
+            self.insert_resource(Events::<E>::with_capacity(DEFAULT_CAPACITY));
+        }
+        self.resource_mut::<Events<E>>()
+            .expect("the channel was just created")
+    }
+
+    /// Sends one event now (outside systems).
+    pub fn send_event<E: Event>(&mut self, event: E) {
+        self.events_mut::<E>().extend([event]);
+    }
+
+    /// Sends every event of `events` now, in order.
+    pub fn send_events<E: Event>(&mut self, events: impl IntoIterator<Item = E>) {
+        self.events_mut::<E>().extend(events);
+    }
+
+    /// `E`'s channel, if any event was ever sent or it was initialised.
+    pub fn events<E: Event>(&self) -> Option<&Events<E>> {
+        self.resource::<Events<E>>().ok()
+    }
+
+    /// Reads every `E` after `cursor` (outside systems) and moves the cursor past them.
+    ///
+    /// ```
+    /// # use rota_core::{Event, EventCursor, World};
+    /// # #[derive(Clone)] struct Ping(u32);
+    /// # impl Event for Ping { const NAME: &'static str = "Ping"; const UNIQUE_KEY: Option<&'static str> = Some("doc::Ping"); }
+    /// let mut world = World::new();
+    /// let mut cursor = EventCursor::default();
+    /// world.send_events([Ping(1), Ping(2)]);
+    /// let seen: Vec<u32> = world.read_events::<Ping>(&mut cursor).map(|p| p.0).collect();
+    /// assert_eq!(seen, [1, 2]);
+    /// world.send_event(Ping(3));
+    /// let seen: Vec<u32> = world.read_events::<Ping>(&mut cursor).map(|p| p.0).collect();
+    /// assert_eq!(seen, [3]); // each event once per cursor
+    /// ```
+    pub fn read_events<E: Event>(&self, cursor: &mut EventCursor) -> EventRead<'_, E> {
+        match self.events::<E>() {
+            Some(c) => {
+                let read = c.read_from(cursor.0);
+                cursor.0 = c.next_sequence();
+                read
+            }
+            None => EventRead {
+                missed: 0,
+                first_sequence: cursor.0,
+                events: None,
+            },
+        }
+    }
+}

@@ -1,0 +1,228 @@
+//! The structural change log: spawns, despawns, and components added or removed, in the order
+//! the world made them, each with a sequence number.
+//!
+//! # Contract
+//!
+//! * Off by default (it costs an entry per change); [`World::enable_structural_log`] turns it
+//!   on with a capacity.
+//! * Entries are numbered consecutively from 0. Consumers keep their own cursor (the next
+//!   sequence number they want) and read [`StructuralLog::changes_since`]; nothing a consumer
+//!   does changes what another sees.
+//! * Bounded: past its capacity the oldest entries are dropped and a reader behind them is told
+//!   how many it missed. [`World::trim_structural_log`] drops entries every consumer has read
+//!   (pass the minimum of their cursors).
+//! * A spawn is one `Spawned` entry followed by one `Added` per component, in the bundle's
+//!   registration order; a despawn is **one** `Despawned` entry, whatever the entity held; an
+//!   insert that replaces a value and a remove of an absent component log nothing.
+
+use std::any::TypeId;
+use std::collections::VecDeque;
+
+use crate::entity::Entity;
+use crate::world::{StoreEntry, World};
+
+/// One structural change.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum StructuralChange {
+    /// An entity was spawned (its components follow as `Added` entries).
+    Spawned(Entity),
+    /// An entity was despawned, with everything it held.
+    Despawned(Entity),
+    /// A component was added to an entity that did not have one of its type.
+    Added {
+        /// The entity.
+        entity: Entity,
+        /// The component's name.
+        component: &'static str,
+        /// The component's `TypeId`.
+        type_id: TypeId,
+    },
+    /// A component was removed from a live entity.
+    Removed {
+        /// The entity.
+        entity: Entity,
+        /// The component's name.
+        component: &'static str,
+        /// The component's `TypeId`.
+        type_id: TypeId,
+    },
+}
+
+/// A logged change and its sequence number.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct LogEntry {
+    /// Consecutive from 0, per world.
+    pub sequence: u64,
+    /// What changed.
+    pub change: StructuralChange,
+}
+
+/// The log itself; see the [module docs](self).
+///
+/// Invariant: `entries[i].sequence == first + i`, and `entries.len() <= capacity`.
+#[derive(Clone, Debug)]
+pub struct StructuralLog {
+    entries: VecDeque<LogEntry>,
+    first: u64,
+    capacity: usize,
+}
+
+/// What one read of the log returns: the entries from the cursor on, and how many the reader
+/// missed because they were dropped (capacity or trimming) before it read them.
+#[derive(Debug)]
+pub struct LogRead<'a> {
+    /// Entries dropped between the reader's cursor and the oldest retained one.
+    pub missed: u64,
+    /// The sequence number the reader should pass next time.
+    pub next: u64,
+    entries: std::collections::vec_deque::Iter<'a, LogEntry>,
+}
+
+impl<'a> Iterator for LogRead<'a> {
+    type Item = &'a LogEntry;
+    fn next(&mut self) -> Option<&'a LogEntry> {
+        self.entries.next()
+    }
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        self.entries.size_hint()
+    }
+}
+
+impl ExactSizeIterator for LogRead<'_> {}
+
+impl StructuralLog {
+    fn with_capacity(capacity: usize) -> StructuralLog {
+        StructuralLog {
+            entries: VecDeque::new(),
+            first: 0,
+            capacity: capacity.max(1),
+        }
+    }
+
+    /// The sequence number the next entry will get.
+    pub fn next_sequence(&self) -> u64 {
+        self.first + self.entries.len() as u64
+    }
+
+    /// The sequence number of the oldest retained entry.
+    pub fn oldest_sequence(&self) -> u64 {
+        self.first
+    }
+
+    /// Retained entries.
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    /// Whether nothing is retained.
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    /// The most entries retained.
+    pub fn capacity(&self) -> usize {
+        self.capacity
+    }
+
+    /// Every retained entry with a sequence number `>= cursor`, oldest first.
+    pub fn changes_since(&self, cursor: u64) -> LogRead<'_> {
+        let start = cursor.max(self.first);
+        let skip = usize::try_from(start - self.first)
+            .unwrap_or(usize::MAX)
+            .min(self.entries.len());
+        LogRead {
+            missed: start - cursor.min(start),
+            next: self.next_sequence().max(cursor),
+            entries: self.entries.range(skip..),
+        }
+    }
+
+    pub(crate) fn push(&mut self, change: StructuralChange) {
+        let sequence = self.next_sequence();
+        if self.entries.len() == self.capacity {
+            self.entries.pop_front();
+            self.first += 1;
+        }
+        self.entries.push_back(LogEntry { sequence, change });
+    }
+
+    /// Logs a spawn: `Spawned`, then `Added` for each store in `indices`.
+    pub(crate) fn spawned(&mut self, entity: Entity, indices: &[usize], stores: &[StoreEntry]) {
+        self.push(StructuralChange::Spawned(entity));
+        for &i in indices {
+            self.added(entity, &stores[i]);
+        }
+    }
+
+    pub(crate) fn added(&mut self, entity: Entity, store: &StoreEntry) {
+        self.push(StructuralChange::Added {
+            entity,
+            component: store.name,
+            type_id: store.type_id,
+        });
+    }
+
+    pub(crate) fn removed(&mut self, entity: Entity, store: &StoreEntry) {
+        self.push(StructuralChange::Removed {
+            entity,
+            component: store.name,
+            type_id: store.type_id,
+        });
+    }
+
+    fn trim(&mut self, up_to: u64) {
+        let n = usize::try_from(up_to.saturating_sub(self.first))
+            .unwrap_or(usize::MAX)
+            .min(self.entries.len());
+        self.entries.drain(..n);
+        self.first += n as u64;
+    }
+}
+
+impl World {
+    /// Turns the structural change log on, retaining at most `capacity` entries (at least 1);
+    /// if it is on, changes its capacity (dropping the oldest entries beyond it).
+    ///
+    /// ```
+    /// # use rota_core::{Component, World};
+    /// # use rota_core::log::StructuralChange;
+    /// # struct Tag; impl Component for Tag { const NAME: &'static str = "Tag"; const UNIQUE_KEY: Option<&'static str> = Some("doc::Tag"); }
+    /// let mut world = World::new();
+    /// world.enable_structural_log(1024);
+    /// let e = world.spawn();
+    /// world.insert(e, Tag).unwrap();
+    /// world.despawn(e).unwrap();
+    /// let log = world.structural_log().unwrap();
+    /// let kinds: Vec<_> = log.changes_since(0).map(|entry| entry.change).collect();
+    /// assert!(matches!(kinds[..], [
+    ///     StructuralChange::Spawned(_),
+    ///     StructuralChange::Added { component: "Tag", .. },
+    ///     StructuralChange::Despawned(_),
+    /// ]));
+    /// ```
+    pub fn enable_structural_log(&mut self, capacity: usize) {
+        match &mut self.log {
+            Some(log) => {
+                log.capacity = capacity.max(1);
+                let excess = log.entries.len().saturating_sub(log.capacity);
+                let up_to = log.first + excess as u64;
+                log.trim(up_to);
+            }
+            None => self.log = Some(StructuralLog::with_capacity(capacity)),
+        }
+    }
+
+    /// The structural change log, if it is on.
+    pub fn structural_log(&self) -> Option<&StructuralLog> {
+        self.log.as_ref()
+    }
+
+    /// Drops every logged entry with a sequence number below `up_to` (the minimum of the
+    /// consumers' cursors). Does nothing if the log is off.
+    pub fn trim_structural_log(&mut self, up_to: u64) {
+        if let Some(log) = &mut self.log {
+            log.trim(up_to);
+        }
+    }
+}

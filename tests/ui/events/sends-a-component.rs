@@ -1,0 +1,12 @@
+// Only events can be declared in `sends(..)`/`receives(..)`.
+use rota::{Component, system};
+
+#[derive(Component)]
+struct Position(f32);
+
+#[system(sends(Position))]
+fn nothing() {}
+
+fn main() {
+    let _ = nothing;
+}
