@@ -118,7 +118,7 @@ fn has_ab_not_tag(w: &World, e: Entity) -> bool {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(128))]
+    #![proptest_config(ProptestConfig::with_cases(crate::cases(128)))]
 
     /// `(Entity, &A, &B, Option<&C>)` without `Tag`, through every path.
     #[test]

@@ -1,13 +1,16 @@
 //! rota's integration tests: one binary (links once), one module per area.
 
+mod change_detection;
 mod checksum_sensitivity;
 mod command_buffers;
+mod events;
 mod generation_overflow;
 mod join_model;
 mod panic_aftermath;
 mod queries;
 mod schedule;
 mod schedule_determinism;
+mod schedule_events;
 mod schedule_inline_threshold;
 mod schedule_panics;
 mod schedule_profile;
@@ -15,7 +18,17 @@ mod schedule_threads;
 mod seal;
 mod soak;
 mod storage_model;
+mod structural_log;
 mod systems;
 mod ui;
 mod world;
 mod world_model;
+
+/// Proptest cases for a property: `PROPTEST_CASES` when set (CI or a soak can raise or lower
+/// it), else the property's own default.
+pub(crate) fn cases(default: u32) -> u32 {
+    std::env::var("PROPTEST_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}

@@ -455,7 +455,7 @@ fn simulate(case: &Case, threads: usize) -> Result<Outcome, ScheduleError> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: crate::cases(256), ..ProptestConfig::default() })]
 
     #[test]
     fn random_schedules_are_deterministic(case in case()) {

@@ -21,7 +21,7 @@ use rota::{Entities, Entity, EntityNotAlive, SpawnError, Store, join};
 
 fn config() -> ProptestConfig {
     ProptestConfig {
-        cases: 256,
+        cases: crate::cases(256),
         // A failing 1000-op case needs more than the default 1024 shrink steps to get short
         // (each step past the first failure is cheap: the model stops at the failing step).
         max_shrink_iters: 1 << 15,

@@ -1155,7 +1155,7 @@ fn run_model(ops: &[Op]) -> Result<(), TestCaseError> {
 
 fn config() -> ProptestConfig {
     ProptestConfig {
-        cases: 256,
+        cases: crate::cases(256),
         // A failing long case needs more than the default shrink budget to get short.
         max_shrink_iters: 1 << 14,
         max_shrink_time: 120_000,

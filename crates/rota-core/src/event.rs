@@ -147,10 +147,10 @@ impl<E> Events<E> {
         }
     }
 
-    /// A system reader's cursor: where it stopped, or the oldest retained event for a reader
-    /// that never read.
+    /// A system reader's cursor: where it stopped, or 0 for a reader that never read (like
+    /// `EventCursor::default()`: it reads everything retained and is told what was dropped).
     pub(crate) fn cursor(&self, key: ReaderKey) -> u64 {
-        self.cursors.get(&key).copied().unwrap_or(self.first)
+        self.cursors.get(&key).copied().unwrap_or(0)
     }
 
     pub(crate) fn set_cursor(&mut self, key: ReaderKey, cursor: u64) {

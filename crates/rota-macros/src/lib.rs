@@ -211,8 +211,8 @@ pub fn derive_system_param(input: TokenStream) -> TokenStream {
 /// }
 ///
 /// let mut world = World::new();
-/// world.run(shoot);
-/// world.run(count); // sees the hit once
+/// assert!(world.run(shoot).is_clean());
+/// assert!(world.run(count).is_clean()); // sees the hit once
 /// ```
 #[proc_macro_derive(Event)]
 pub fn derive_event(input: TokenStream) -> TokenStream {

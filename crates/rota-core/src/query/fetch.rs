@@ -124,10 +124,10 @@ pub struct WriteColumn<'w, T> {
 }
 
 impl<'w, T> WriteColumn<'w, T> {
-    /// The `len` values from dense index `start` (which must not be behind the last run),
-    /// stamped changed.
+    /// The `len` values from dense index `start` (which must not be behind the last run), with
+    /// their ticks; stamped as they are handed out.
     #[inline]
-    fn take(&mut self, start: usize, len: usize) -> Option<&'w mut [T]> {
+    fn take(&mut self, start: usize, len: usize) -> Option<MutRun<'w, T>> {
         let skip = start.checked_sub(self.offset)?;
         let rest = std::mem::take(&mut self.rest);
         let ticks = std::mem::take(&mut self.ticks);
@@ -139,27 +139,82 @@ impl<'w, T> WriteColumn<'w, T> {
         let (_, tail) = rest.split_at_mut(skip);
         let (run, tail) = tail.split_at_mut(len);
         let (_, ticks_tail) = ticks.split_at_mut(skip);
-        let (stamped, ticks_tail) = ticks_tail.split_at_mut(len);
-        for t in stamped {
-            t.changed = self.now;
-        }
+        let (run_ticks, ticks_tail) = ticks_tail.split_at_mut(len);
         self.rest = tail;
         self.ticks = ticks_tail;
         self.offset = start + len;
-        Some(run)
+        Some(MutRun {
+            values: run.iter_mut(),
+            ticks: run_ticks.iter_mut(),
+            now: self.now,
+        })
     }
 
     #[inline]
     fn get(&mut self, entity: Entity) -> Option<&'w mut T> {
         let d = self.index.dense_index(entity)?;
         debug_assert!(d >= self.offset, "query entities arrived out of order");
-        self.take(d, 1).and_then(|s| s.first_mut())
+        self.take(d, 1).and_then(|mut run| run.next())
     }
 
     #[inline]
-    fn run(&mut self, plan: &JoinPlan<'w>) -> Option<&'w mut [T]> {
+    fn run(&mut self, plan: &JoinPlan<'w>) -> Option<MutRun<'w, T>> {
         let start = plan.start(self.id)?;
         self.take(start, plan.len())
+    }
+}
+
+/// The values of one run of a `&mut T` element with their change ticks: each value is stamped
+/// `changed = now` as it is handed out (`next`), or all the rest at once when they are handed
+/// out as a slice (`stamp_rest`). So a loop that stops early stamps only what it fetched.
+pub struct MutRun<'w, T> {
+    values: slice::IterMut<'w, T>,
+    ticks: slice::IterMut<'w, ComponentTicks>,
+    now: Tick,
+}
+
+impl<'w, T> MutRun<'w, T> {
+    fn empty() -> MutRun<'w, T> {
+        MutRun {
+            values: <&mut [T]>::default().iter_mut(),
+            ticks: <&mut [ComponentTicks]>::default().iter_mut(),
+            now: Tick::default(),
+        }
+    }
+
+    /// The values not yet handed out, as a slice, all stamped.
+    fn stamp_rest(self) -> &'w mut [T] {
+        for t in self.ticks {
+            t.changed = self.now;
+        }
+        self.values.into_slice()
+    }
+}
+
+impl<'w, T> Iterator for MutRun<'w, T> {
+    type Item = &'w mut T;
+
+    #[inline]
+    fn next(&mut self) -> Option<&'w mut T> {
+        let v = self.values.next()?;
+        if let Some(t) = self.ticks.next() {
+            t.changed = self.now;
+        }
+        Some(v)
+    }
+
+    #[inline]
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        self.values.size_hint()
+    }
+
+    #[inline]
+    fn fold<B, F: FnMut(B, &'w mut T) -> B>(self, init: B, mut f: F) -> B {
+        let now = self.now;
+        self.values.zip(self.ticks).fold(init, |acc, (v, t)| {
+            t.changed = now;
+            f(acc, v)
+        })
     }
 }
 
@@ -239,6 +294,7 @@ impl<T: Component> Sealed for &T {}
 impl<T: Component> QueryData for &T {
     type Item<'w> = &'w T;
     type Slices<'w> = &'w [T];
+    type Raw<'w> = &'w [T];
     type Fetch<'w> = Option<ReadColumn<'w, T>>;
     type Run<'w> = slice::Iter<'w, T>;
     type Access = ReadOf<T>;
@@ -256,12 +312,16 @@ impl<T: Component> QueryData for &T {
         offer_column(f.as_ref(), best);
     }
     #[inline]
-    fn slices<'w>(f: &mut Self::Fetch<'w>, plan: &JoinPlan<'w>) -> &'w [T] {
+    fn raw<'w>(f: &mut Self::Fetch<'w>, plan: &JoinPlan<'w>) -> &'w [T] {
         f.as_ref().and_then(|c| c.run(plan)).unwrap_or_default()
     }
     #[inline]
     fn run<'w>(s: &'w [T], _: &'w [Entity]) -> Self::Run<'w> {
         s.iter()
+    }
+    #[inline]
+    fn hand_out<'w>(raw: Self::Raw<'w>) -> Self::Slices<'w> {
+        raw
     }
     fn empty_run<'w>() -> Self::Run<'w> {
         [].iter()
@@ -286,8 +346,9 @@ impl<T: Component> Sealed for &mut T {}
 impl<T: Component> QueryData for &mut T {
     type Item<'w> = &'w mut T;
     type Slices<'w> = &'w mut [T];
+    type Raw<'w> = MutRun<'w, T>;
     type Fetch<'w> = Option<WriteColumn<'w, T>>;
-    type Run<'w> = slice::IterMut<'w, T>;
+    type Run<'w> = MutRun<'w, T>;
     type Access = WriteOf<T>;
     const ACCESS: ConstAccess = leaf::<T>(Mode::Write);
     fn access(out: &mut Vec<Access>) {
@@ -303,18 +364,24 @@ impl<T: Component> QueryData for &mut T {
         offer_column(f.as_ref(), best);
     }
     #[inline]
-    fn slices<'w>(f: &mut Self::Fetch<'w>, plan: &JoinPlan<'w>) -> &'w mut [T] {
-        f.as_mut().and_then(|c| c.run(plan)).unwrap_or_default()
+    fn raw<'w>(f: &mut Self::Fetch<'w>, plan: &JoinPlan<'w>) -> MutRun<'w, T> {
+        f.as_mut()
+            .and_then(|c| c.run(plan))
+            .unwrap_or_else(MutRun::empty)
     }
     #[inline]
-    fn run<'w>(s: &'w mut [T], _: &'w [Entity]) -> Self::Run<'w> {
-        s.iter_mut()
+    fn run<'w>(s: MutRun<'w, T>, _: &'w [Entity]) -> Self::Run<'w> {
+        s
+    }
+    #[inline]
+    fn hand_out<'w>(raw: Self::Raw<'w>) -> Self::Slices<'w> {
+        raw.stamp_rest()
     }
     fn empty_run<'w>() -> Self::Run<'w> {
-        <&mut [T]>::default().iter_mut()
+        MutRun::empty()
     }
     fn rest<'w>(run: Self::Run<'w>) -> Self::Slices<'w> {
-        run.into_slice()
+        run.stamp_rest()
     }
     fn slices_one<'w>(f: &mut Self::Fetch<'w>, e: Entity) -> Option<&'w mut [T]> {
         f.as_mut()?.get(e).map(slice::from_mut)
@@ -362,6 +429,7 @@ impl<T: Component> Sealed for Option<&T> {}
 impl<T: Component> QueryData for Option<&T> {
     type Item<'w> = Option<&'w T>;
     type Slices<'w> = Option<&'w [T]>;
+    type Raw<'w> = Option<&'w [T]>;
     type Fetch<'w> = Option<ReadColumn<'w, T>>;
     type Run<'w> = OptionRun<slice::Iter<'w, T>>;
     type Access = ReadOf<T>;
@@ -377,7 +445,7 @@ impl<T: Component> QueryData for Option<&T> {
     }
     fn required<'w>(_: &Self::Fetch<'w>, _: &mut Option<StoreIndex<'w>>) {}
     #[inline]
-    fn slices<'w>(f: &mut Self::Fetch<'w>, plan: &JoinPlan<'w>) -> Option<&'w [T]> {
+    fn raw<'w>(f: &mut Self::Fetch<'w>, plan: &JoinPlan<'w>) -> Option<&'w [T]> {
         f.as_ref().and_then(|c| c.run(plan))
     }
     #[inline]
@@ -386,6 +454,10 @@ impl<T: Component> QueryData for Option<&T> {
             Some(s) => OptionRun::Some(s.iter()),
             None => OptionRun::None(entities.len()),
         }
+    }
+    #[inline]
+    fn hand_out<'w>(raw: Self::Raw<'w>) -> Self::Slices<'w> {
+        raw
     }
     fn empty_run<'w>() -> Self::Run<'w> {
         OptionRun::None(0)
@@ -413,8 +485,9 @@ impl<T: Component> Sealed for Option<&mut T> {}
 impl<T: Component> QueryData for Option<&mut T> {
     type Item<'w> = Option<&'w mut T>;
     type Slices<'w> = Option<&'w mut [T]>;
+    type Raw<'w> = Option<MutRun<'w, T>>;
     type Fetch<'w> = Option<WriteColumn<'w, T>>;
-    type Run<'w> = OptionRun<slice::IterMut<'w, T>>;
+    type Run<'w> = OptionRun<MutRun<'w, T>>;
     type Access = WriteOf<T>;
     const ACCESS: ConstAccess = leaf::<T>(Mode::Write);
     fn access(out: &mut Vec<Access>) {
@@ -428,22 +501,26 @@ impl<T: Component> QueryData for Option<&mut T> {
     }
     fn required<'w>(_: &Self::Fetch<'w>, _: &mut Option<StoreIndex<'w>>) {}
     #[inline]
-    fn slices<'w>(f: &mut Self::Fetch<'w>, plan: &JoinPlan<'w>) -> Option<&'w mut [T]> {
+    fn raw<'w>(f: &mut Self::Fetch<'w>, plan: &JoinPlan<'w>) -> Option<MutRun<'w, T>> {
         f.as_mut().and_then(|c| c.run(plan))
     }
     #[inline]
-    fn run<'w>(s: Option<&'w mut [T]>, entities: &'w [Entity]) -> Self::Run<'w> {
+    fn run<'w>(s: Option<MutRun<'w, T>>, entities: &'w [Entity]) -> Self::Run<'w> {
         match s {
-            Some(s) => OptionRun::Some(s.iter_mut()),
+            Some(s) => OptionRun::Some(s),
             None => OptionRun::None(entities.len()),
         }
+    }
+    #[inline]
+    fn hand_out<'w>(raw: Self::Raw<'w>) -> Self::Slices<'w> {
+        raw.map(MutRun::stamp_rest)
     }
     fn empty_run<'w>() -> Self::Run<'w> {
         OptionRun::None(0)
     }
     fn rest<'w>(run: Self::Run<'w>) -> Self::Slices<'w> {
         match run {
-            OptionRun::Some(it) => Some(it.into_slice()),
+            OptionRun::Some(it) => Some(it.stamp_rest()),
             OptionRun::None(_) => None,
         }
     }
@@ -463,6 +540,7 @@ impl Sealed for Entity {}
 impl QueryData for Entity {
     type Item<'w> = Entity;
     type Slices<'w> = ();
+    type Raw<'w> = ();
     type Fetch<'w> = ();
     type Run<'w> = Copied<slice::Iter<'w, Entity>>;
     type Access = ();
@@ -472,10 +550,14 @@ impl QueryData for Entity {
     fn plan<'w>(_: &mut Self::Fetch<'w>, _: &mut JoinPlan<'w>) {}
     fn required<'w>(_: &Self::Fetch<'w>, _: &mut Option<StoreIndex<'w>>) {}
     #[inline]
-    fn slices<'w>(_: &mut Self::Fetch<'w>, _: &JoinPlan<'w>) {}
+    fn raw<'w>(_: &mut Self::Fetch<'w>, _: &JoinPlan<'w>) {}
     #[inline]
     fn run<'w>(_: (), entities: &'w [Entity]) -> Self::Run<'w> {
         entities.iter().copied()
+    }
+    #[inline]
+    fn hand_out<'w>(raw: Self::Raw<'w>) -> Self::Slices<'w> {
+        raw
     }
     fn empty_run<'w>() -> Self::Run<'w> {
         [].iter().copied()
@@ -505,6 +587,7 @@ macro_rules! impl_filter {
         impl<T: Component> QueryData for $filter<T> {
             type Item<'w> = ();
             type Slices<'w> = ();
+            type Raw<'w> = ();
             type Fetch<'w> = FilterColumn<'w>;
             type Run<'w> = RepeatN<()>;
             type Access = ReadOf<T>;
@@ -526,10 +609,14 @@ macro_rules! impl_filter {
                 }
             }
             #[inline]
-            fn slices<'w>(_: &mut Self::Fetch<'w>, _: &JoinPlan<'w>) {}
+            fn raw<'w>(_: &mut Self::Fetch<'w>, _: &JoinPlan<'w>) {}
             #[inline]
             fn run<'w>(_: (), entities: &'w [Entity]) -> Self::Run<'w> {
                 std::iter::repeat_n((), entities.len())
+            }
+            #[inline]
+            fn hand_out<'w>(raw: Self::Raw<'w>) -> Self::Slices<'w> {
+                raw
             }
             fn empty_run<'w>() -> Self::Run<'w> {
                 std::iter::repeat_n((), 0)
@@ -628,6 +715,7 @@ macro_rules! impl_tick_filter {
         impl<T: Component> QueryData for $filter<T> {
             type Item<'w> = ();
             type Slices<'w> = ();
+            type Raw<'w> = ();
             type Fetch<'w> = TickColumn<'w>;
             type Run<'w> = RepeatN<()>;
             type Access = ReadOf<T>;
@@ -664,10 +752,14 @@ macro_rules! impl_tick_filter {
                 offer(if f.stale { None } else { f.index }, best);
             }
             #[inline]
-            fn slices<'w>(_: &mut Self::Fetch<'w>, _: &JoinPlan<'w>) {}
+            fn raw<'w>(_: &mut Self::Fetch<'w>, _: &JoinPlan<'w>) {}
             #[inline]
             fn run<'w>(_: (), entities: &'w [Entity]) -> Self::Run<'w> {
                 std::iter::repeat_n((), entities.len())
+            }
+            #[inline]
+            fn hand_out<'w>(raw: Self::Raw<'w>) -> Self::Slices<'w> {
+                raw
             }
             fn empty_run<'w>() -> Self::Run<'w> {
                 std::iter::repeat_n((), 0)
@@ -699,6 +791,7 @@ impl Sealed for () {}
 impl QueryData for () {
     type Item<'w> = ();
     type Slices<'w> = ();
+    type Raw<'w> = ();
     type Fetch<'w> = ();
     type Run<'w> = RepeatN<()>;
     type Access = ();
@@ -708,10 +801,14 @@ impl QueryData for () {
     fn plan<'w>(_: &mut Self::Fetch<'w>, _: &mut JoinPlan<'w>) {}
     fn required<'w>(_: &Self::Fetch<'w>, _: &mut Option<StoreIndex<'w>>) {}
     #[inline]
-    fn slices<'w>(_: &mut Self::Fetch<'w>, _: &JoinPlan<'w>) {}
+    fn raw<'w>(_: &mut Self::Fetch<'w>, _: &JoinPlan<'w>) {}
     #[inline]
     fn run<'w>(_: (), entities: &'w [Entity]) -> Self::Run<'w> {
         std::iter::repeat_n((), entities.len())
+    }
+    #[inline]
+    fn hand_out<'w>(raw: Self::Raw<'w>) -> Self::Slices<'w> {
+        raw
     }
     fn empty_run<'w>() -> Self::Run<'w> {
         std::iter::repeat_n((), 0)
@@ -739,6 +836,7 @@ macro_rules! impl_query_tuple {
         impl<$($Q: QueryData),+> QueryData for ($($Q,)+) {
             type Item<'w> = ($($Q::Item<'w>,)+);
             type Slices<'w> = ($($Q::Slices<'w>,)+);
+            type Raw<'w> = ($($Q::Raw<'w>,)+);
             type Fetch<'w> = ($($Q::Fetch<'w>,)+);
             type Run<'w> = TupleRun<($($Q::Run<'w>,)+)>;
             type Access = ($($Q::Access,)+);
@@ -756,12 +854,16 @@ macro_rules! impl_query_tuple {
                 $($Q::required(&f.$i, best);)+
             }
             #[inline]
-            fn slices<'w>(f: &mut Self::Fetch<'w>, plan: &JoinPlan<'w>) -> Self::Slices<'w> {
-                ($($Q::slices(&mut f.$i, plan),)+)
+            fn raw<'w>(f: &mut Self::Fetch<'w>, plan: &JoinPlan<'w>) -> Self::Raw<'w> {
+                ($($Q::raw(&mut f.$i, plan),)+)
             }
             #[inline]
-            fn run<'w>(s: Self::Slices<'w>, entities: &'w [Entity]) -> Self::Run<'w> {
+            fn run<'w>(s: Self::Raw<'w>, entities: &'w [Entity]) -> Self::Run<'w> {
                 TupleRun(($($Q::run(s.$i, entities),)+))
+            }
+            #[inline]
+            fn hand_out<'w>(raw: Self::Raw<'w>) -> Self::Slices<'w> {
+                ($($Q::hand_out(raw.$i),)+)
             }
             fn empty_run<'w>() -> Self::Run<'w> {
                 TupleRun(($($Q::empty_run(),)+))

@@ -144,7 +144,7 @@ impl<'w, Q: QueryData, F: QueryData> QueryIter<'w, Q, F> {
         match &mut self.mode {
             Mode::Runs(plan) => {
                 while plan.next_run() {
-                    f(plan.entities(), Q::slices(&mut self.data, plan));
+                    f(plan.entities(), Q::hand_out(Q::raw(&mut self.data, plan)));
                 }
             }
             Mode::Probe(walk) => {
@@ -191,8 +191,7 @@ impl<'w, Q: QueryData, F: QueryData> Iterator for QueryIter<'w, Q, F> {
         match &mut self.mode {
             Mode::Runs(plan) => {
                 while plan.next_run() {
-                    acc =
-                        Q::run(Q::slices(&mut self.data, plan), plan.entities()).fold(acc, &mut g);
+                    acc = Q::run(Q::raw(&mut self.data, plan), plan.entities()).fold(acc, &mut g);
                 }
                 acc
             }
@@ -213,7 +212,7 @@ impl<'w, Q: QueryData, F: QueryData> QueryIter<'w, Q, F> {
                     return None;
                 }
                 self.run_entities = plan.entities();
-                self.current = Q::run(Q::slices(&mut self.data, plan), self.run_entities);
+                self.current = Q::run(Q::raw(&mut self.data, plan), self.run_entities);
                 if let Some(item) = self.current.next() {
                     return Some(item);
                 }

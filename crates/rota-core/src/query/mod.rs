@@ -65,6 +65,10 @@ pub trait QueryData: Sealed {
     /// `&[T]` for `&T`, `&mut [T]` for `&mut T`, `Option<&[T]>` for `Option<&T>`, `()` for
     /// `Entity` and filters (the run's entities come as their own argument), tuples for tuples.
     type Slices<'w>;
+    /// A run as the join found it (for `&mut T`, values with their change ticks, not yet
+    /// stamped); made into items by `run` or into slices by `hand_out`.
+    #[doc(hidden)]
+    type Raw<'w>;
     /// The borrowed state a running query keeps.
     #[doc(hidden)]
     type Fetch<'w>;
@@ -90,12 +94,15 @@ pub trait QueryData: Sealed {
     /// The smallest store this element requires, to drive an entity-by-entity walk.
     #[doc(hidden)]
     fn required<'w>(fetch: &Self::Fetch<'w>, best: &mut Option<StoreIndex<'w>>);
-    /// The current run's slices (runs come in ascending order).
+    /// The current run (runs come in ascending order).
     #[doc(hidden)]
-    fn slices<'w>(fetch: &mut Self::Fetch<'w>, plan: &JoinPlan<'w>) -> Self::Slices<'w>;
-    /// The items of one run, from its slices and its entities.
+    fn raw<'w>(fetch: &mut Self::Fetch<'w>, plan: &JoinPlan<'w>) -> Self::Raw<'w>;
+    /// The items of one run, from its raw parts and its entities.
     #[doc(hidden)]
-    fn run<'w>(slices: Self::Slices<'w>, entities: &'w [Entity]) -> Self::Run<'w>;
+    fn run<'w>(raw: Self::Raw<'w>, entities: &'w [Entity]) -> Self::Run<'w>;
+    /// A whole run handed out as slices (`&mut T` values are stamped changed).
+    #[doc(hidden)]
+    fn hand_out<'w>(raw: Self::Raw<'w>) -> Self::Slices<'w>;
     /// A run with no items (where an iterator starts).
     #[doc(hidden)]
     fn empty_run<'w>() -> Self::Run<'w>;

@@ -1,0 +1,221 @@
+//! Events against an oracle.
+//!
+//! * `events_are_delivered_exactly_once_per_reader` (proptest) — random sends (from the world
+//!   and from a sending system), reads by three readers (two world-level cursors, one system
+//!   reader run with `World::run`) and skips, on a channel with a small random capacity. After
+//!   every read, the reader got exactly the oracle's events (every event sent since its last
+//!   read that is still retained, in order) and the oracle's `missed` count.
+//! * System readers on a schedule catch up on skipped ticks, two readers do not steal from each
+//!   other, and a panicking reader reads the same events again.
+
+use proptest::prelude::*;
+use rota::{
+    Event, EventCursor, EventReader, EventWriter, ResMut, Resource, Schedule, World, system,
+};
+
+#[derive(Event, Clone, Debug, PartialEq)]
+struct Ping(u64);
+
+#[derive(Resource, Default)]
+struct Got {
+    events: Vec<u64>,
+    missed: u64,
+}
+
+#[derive(Resource, Default)]
+struct ToSend(Vec<u64>);
+
+#[system(reads(ToSend), sends(Ping))]
+fn sender(to_send: rota::Res<ToSend>, mut pings: EventWriter<Ping>) {
+    pings.send_batch(to_send.0.iter().map(|&v| Ping(v)));
+}
+
+#[system(receives(Ping), writes(Got))]
+fn receiver(mut pings: EventReader<Ping>, mut got: ResMut<Got>) {
+    let read = pings.read();
+    got.missed += read.missed();
+    got.events.extend(read.map(|p| p.0));
+}
+
+#[derive(Clone, Debug)]
+enum Op {
+    WorldSend(u8),
+    SystemSend(u8),
+    Read(usize),
+}
+
+fn op() -> impl Strategy<Value = Op> {
+    prop_oneof![
+        2 => (0u8..6).prop_map(Op::WorldSend),
+        2 => (0u8..6).prop_map(Op::SystemSend),
+        3 => (0usize..3).prop_map(Op::Read),
+    ]
+}
+
+/// The oracle's view of one reader: the next sequence number it wants.
+struct Model {
+    sent: Vec<u64>,
+    capacity: usize,
+}
+
+impl Model {
+    /// What a reader at `cursor` should get: (missed, events), and its next cursor.
+    fn read(&self, cursor: u64) -> (u64, Vec<u64>, u64) {
+        let total = self.sent.len() as u64;
+        let oldest = total.saturating_sub(self.capacity as u64);
+        let start = cursor.max(oldest);
+        let events = self.sent[start as usize..].to_vec();
+        (start - cursor, events, total)
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(crate::cases(256)))]
+
+    #[test]
+    fn events_are_delivered_exactly_once_per_reader(
+        capacity in 1usize..12,
+        ops in proptest::collection::vec(op(), 1..80),
+    ) {
+        let mut world = World::new();
+        world.init_events::<Ping>(capacity);
+        world.insert_resource(Got::default());
+        world.insert_resource(ToSend::default());
+        let mut model = Model { sent: Vec::new(), capacity };
+        let mut next_value = 0u64;
+        let mut cursors = [EventCursor::default(); 2];
+        let mut model_cursors = [0u64; 3];
+        for op in ops {
+            match op {
+                Op::WorldSend(n) => {
+                    let batch: Vec<u64> = (0..n).map(|_| { next_value += 1; next_value }).collect();
+                    world.send_events(batch.iter().map(|&v| Ping(v)));
+                    model.sent.extend(batch);
+                }
+                Op::SystemSend(n) => {
+                    let batch: Vec<u64> = (0..n).map(|_| { next_value += 1; next_value }).collect();
+                    world.resource_mut::<ToSend>().unwrap().0 = batch.clone();
+                    prop_assert!(world.run(sender).is_clean());
+                    model.sent.extend(batch);
+                }
+                Op::Read(r) => {
+                    let (missed, want, next) = model.read(model_cursors[r]);
+                    model_cursors[r] = next;
+                    if r < 2 {
+                        let read = world.read_events::<Ping>(&mut cursors[r]);
+                        prop_assert_eq!(read.missed(), missed);
+                        let got: Vec<u64> = read.map(|p| p.0).collect();
+                        prop_assert_eq!(got, want);
+                        prop_assert_eq!(cursors[r].0, next);
+                    } else {
+                        let before = world.resource::<Got>().unwrap().events.len();
+                        let missed_before = world.resource::<Got>().unwrap().missed;
+                        prop_assert!(world.run(receiver).is_clean());
+                        let got = world.resource::<Got>().unwrap();
+                        prop_assert_eq!(&got.events[before..], &want[..]);
+                        prop_assert_eq!(got.missed - missed_before, missed);
+                    }
+                }
+            }
+            let channel = world.events::<Ping>().unwrap();
+            prop_assert!(channel.len() <= capacity, "bounded");
+            prop_assert_eq!(channel.next_sequence(), model.sent.len() as u64);
+        }
+    }
+}
+
+#[derive(Resource, Default)]
+struct GotB(Vec<u64>);
+
+#[system(receives(Ping), writes(GotB))]
+fn receiver_b(mut pings: EventReader<Ping>, mut got: ResMut<GotB>) {
+    got.0.extend(pings.read().map(|p| p.0));
+}
+
+#[derive(Resource, Default)]
+struct Counter(u64);
+
+#[system(writes(Counter), sends(Ping))]
+fn ticker(mut counter: ResMut<Counter>, mut pings: EventWriter<Ping>) {
+    counter.0 += 1;
+    pings.send(Ping(counter.0));
+    pings.send(Ping(counter.0 * 1000));
+}
+
+#[test]
+fn strided_readers_catch_up_and_readers_do_not_steal_from_each_other() {
+    for threads in [1, 2, 4] {
+        let mut world = World::new();
+        world.insert_resource(Counter::default());
+        world.insert_resource(Got::default());
+        world.insert_resource(GotB::default());
+        let mut schedule = Schedule::builder()
+            .add(ticker)
+            .add(receiver)
+            .add(receiver_b)
+            .every_ticks(receiver_b, 4)
+            .threads(threads)
+            .build()
+            .unwrap();
+        for _ in 0..9 {
+            schedule.run(&mut world);
+        }
+        let all: Vec<u64> = (1..=9).flat_map(|t| [t, t * 1000]).collect();
+        assert_eq!(
+            world.resource::<Got>().unwrap().events,
+            all,
+            "threads {threads}"
+        );
+        // `receiver_b` ran on ticks 0, 4 and 8, each time catching up on everything since.
+        assert_eq!(
+            world.resource::<GotB>().unwrap().0,
+            all,
+            "threads {threads}"
+        );
+    }
+}
+
+#[derive(Resource, Default)]
+struct Fail(bool);
+
+#[system(receives(Ping), reads(Fail), writes(Got))]
+fn fragile(mut pings: EventReader<Ping>, fail: rota::Res<Fail>, mut got: ResMut<Got>) {
+    let read: Vec<u64> = pings.read().map(|p| p.0).collect();
+    assert!(!fail.0, "fragile fails on purpose");
+    got.events.extend(read);
+}
+
+#[test]
+fn a_reader_that_panics_reads_the_same_events_again() {
+    let mut world = World::new();
+    world.insert_resource(Got::default());
+    world.insert_resource(Fail(true));
+    world.send_events([Ping(1), Ping(2)]);
+    let panicked = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        let _ = world.run(fragile);
+    }));
+    assert!(panicked.is_err());
+    world.resource_mut::<Fail>().unwrap().0 = false;
+    world.send_event(Ping(3));
+    assert!(world.run(fragile).is_clean());
+    assert_eq!(world.resource::<Got>().unwrap().events, [1, 2, 3]);
+}
+
+#[test]
+fn a_channel_nobody_reads_stays_within_its_capacity() {
+    let mut world = World::new();
+    world.init_events::<Ping>(100);
+    for i in 0..10_000 {
+        world.send_event(Ping(i));
+    }
+    let channel = world.events::<Ping>().unwrap();
+    assert_eq!(channel.len(), 100);
+    assert_eq!(channel.oldest_sequence(), 9_900);
+    let mut late = EventCursor::default();
+    let read = world.read_events::<Ping>(&mut late);
+    assert_eq!(read.missed(), 9_900);
+    assert_eq!(
+        read.map(|p| p.0).collect::<Vec<_>>(),
+        (9_900..10_000).collect::<Vec<_>>()
+    );
+}
