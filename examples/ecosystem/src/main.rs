@@ -26,8 +26,8 @@ struct Outcome {
 
 fn print_row(bar: Option<&ProgressBar>, r: &Row) {
     let line = format!(
-        "{:>6} {:>9} {:>9} {:>10.0}",
-        r.tick, r.prey, r.predators, r.grass
+        "{:>6} {:>9} {:>9} {:>10.0} {:>7} {:>7} {:>7} {:>7}",
+        r.tick, r.prey, r.predators, r.grass, r.births, r.kills, r.hunters, r.aged
     );
     match bar {
         Some(bar) if !bar.is_hidden() => bar.println(line),
@@ -62,8 +62,8 @@ fn simulate(args: &Args, threads: usize, show: bool) -> Result<Outcome, String> 
     };
     if show {
         println!(
-            "{:>6} {:>9} {:>9} {:>10}",
-            "tick", "prey", "predators", "grass"
+            "{:>6} {:>9} {:>9} {:>10} {:>7} {:>7} {:>7} {:>7}",
+            "tick", "prey", "predators", "grass", "births", "kills", "hunters", "aged"
         );
         if let Some(row) = last_row(&world) {
             print_row(bar.as_ref(), &row); // tick 0: the world before the first tick

@@ -3,11 +3,13 @@
 //! Every promise of rota at work: systems declared with `#[system]` (the compiler holds them to
 //! their declarations), ordered by `after`, strided by `every_ticks`, run in parallel where their
 //! declarations allow, births and deaths through `Commands`, every random draw taken from a
-//! seeded PRNG stored as a resource — and a world checksum that is the same on 1 thread or N.
+//! seeded PRNG stored as a resource, a `Kill` event from `hunting` to `statistics`, births
+//! counted with `Added<Age>` and the aging stride seen with `Changed<Age>` — and a world
+//! checksum that is the same on 1 thread or N.
 
 use rota::{
-    Commands, Component, Entity, Local, Query, Res, ResMut, Resource, Schedule, StableHash,
-    StableHasher, With, World, system,
+    Added, Changed, Commands, Component, Entity, Event, EventReader, EventWriter, Local, Query,
+    Res, ResMut, Resource, Schedule, StableHash, StableHasher, With, World, system,
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -118,6 +120,25 @@ pub struct Row {
     pub predators: usize,
     /// Grass summed over every cell.
     pub grass: f32,
+    /// Prey caught this tick (`Kill` events received by `statistics`).
+    pub kills: usize,
+    /// Distinct predators that caught prey this tick.
+    pub hunters: usize,
+    /// Animals born since the previous row (`Added<Age>` with `Age(0)`: a system's first run
+    /// sees every component as added, so the initial animals, all older, are left out).
+    pub births: usize,
+    /// Animals whose age advanced since the previous row (`Changed<Age>`: the newborns, plus
+    /// everyone on the ticks `aging` runs).
+    pub aged: usize,
+}
+
+/// A predator caught a prey (sent by `hunting`, counted by `statistics`).
+#[derive(Event, Clone, Copy, Debug)]
+pub struct Kill {
+    /// The hunter.
+    pub predator: Entity,
+    /// The prey, despawned at the end of the batch.
+    pub prey: Entity,
 }
 
 /// Population history: the initial row, then one row per tick.
@@ -220,16 +241,18 @@ fn rebuild_grid(
 #[system(
     reads(Position, Predator, Field),
     writes(Energy, PreyGrid, Rng),
+    sends(Kill),
     after(rebuild_grid, grazing)
 )]
 fn hunting(
-    mut q: Query<(&Position, &mut Energy), With<Predator>>,
+    mut q: Query<(Entity, &Position, &mut Energy), With<Predator>>,
     field: Res<Field>,
     mut grid: ResMut<PreyGrid>,
     mut rng: ResMut<Rng>,
     mut commands: Commands,
+    mut kills: EventWriter<Kill>,
 ) {
-    for (p, e) in &mut q {
+    for (predator, p, e) in &mut q {
         let cell = field.cell(p);
         if grid.len[cell] == 0 || rng.unit() >= CATCH_CHANCE {
             continue;
@@ -238,6 +261,10 @@ fn hunting(
         if let Some(victim) = grid.pop(cell) {
             e.0 += PREDATOR_MEAL;
             commands.despawn(victim);
+            kills.send(Kill {
+                predator,
+                prey: victim,
+            });
         }
     }
 }
@@ -305,22 +332,44 @@ fn death(q: Query<(Entity, &Energy, &Age, Option<&Predator>)>, mut commands: Com
     }
 }
 
-#[system(reads(Prey, Predator, Field), writes(Stats), after(death))]
+#[system(
+    reads(Prey, Predator, Field, Age),
+    writes(Stats),
+    receives(Kill),
+    after(death)
+)]
 fn statistics(
     prey: Query<Entity, With<Prey>>,
     predators: Query<Entity, With<Predator>>,
+    born: Query<&Age, Added<Age>>,
+    aged: Query<Entity, Changed<Age>>,
     field: Res<Field>,
+    mut kills: EventReader<Kill>,
     mut stats: ResMut<Stats>,
     mut ticks_run: Local<u64>,
 ) {
     // Row 0 (the initial world) is written by `build_world`; this system runs at the end of a
     // tick, so its first row is tick 1.
     *ticks_run += 1;
+    // Events arrive in sequence order: `hunting` walks predators in ascending slot order, so
+    // one predator's kills are adjacent. Each prey is caught once.
+    let mut hunters: Vec<Entity> = Vec::new();
+    let mut caught: Vec<Entity> = Vec::new();
+    for kill in kills.read() {
+        if hunters.last() != Some(&kill.predator) {
+            hunters.push(kill.predator);
+        }
+        caught.push(kill.prey);
+    }
     stats.rows.push(Row {
         tick: *ticks_run,
         prey: prey.iter().count(),
         predators: predators.iter().count(),
         grass: field.grass.iter().sum(),
+        kills: caught.len(),
+        hunters: hunters.len(),
+        births: born.iter().filter(|a| a.0 == 0).count(),
+        aged: aged.iter().count(),
     });
 }
 
@@ -341,7 +390,8 @@ pub fn build_world(size: usize, seed: u64) -> World {
             x: rng.unit() * side as f32,
             y: rng.unit() * side as f32,
         };
-        let age = Age((rng.next_u64() % 50) as u32);
+        // At least 1: `Age(0)` marks a newborn (see `statistics`).
+        let age = Age(1 + (rng.next_u64() % 50) as u32);
         animals.push((p, i < predators, age));
     }
     let (preds, prey): (Vec<_>, Vec<_>) = animals.into_iter().partition(|a| a.1);
@@ -375,6 +425,10 @@ pub fn build_world(size: usize, seed: u64) -> World {
         prey: prey_count,
         predators: predator_count,
         grass: grass.iter().sum(),
+        kills: 0,
+        hunters: 0,
+        births: 0,
+        aged: 0,
     };
     world.insert_resource(Field { side, grass });
     world.insert_resource(PreyGrid::default());
