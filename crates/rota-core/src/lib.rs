@@ -16,6 +16,16 @@
 //!   `rota-macros` generates those impls and the [`SystemDescriptor`](system::SystemDescriptor)
 //!   from one list. [`System`](system::System), [`SystemParam`](system::SystemParam) and
 //!   [`QueryData`] are sealed, so no code outside rota widens what a system can touch.
+//! * **Changes are recorded, per value, on a deterministic clock** ([`tick`]). Every component
+//!   value carries the tick it was added and last changed (insert, replace, `get_mut`, a `&mut T`
+//!   fetch). [`Changed<T>`] and [`Added<T>`] filters see the changes since the running system's
+//!   last run; each system run gets its own tick, assigned in plan order, so what a system sees
+//!   does not depend on the thread count. Comparisons are wrapping-safe.
+//! * **Events are delivered exactly once per reader, in plan order** ([`event`]): sequence
+//!   numbers, a cursor per reader (kept in the world), bounded channels that tell a late reader
+//!   how many it missed, sends appended at the batch end in plan order.
+//! * **Structural changes can be logged** ([`log`]): spawns, despawns, components added and
+//!   removed, numbered, read from a consumer's own cursor, bounded.
 //! * **Bad input is an error, not a panic.** Despawning a dead entity, running out of slots,
 //!   missing resources, skipped commands and failed allocations come back as typed errors
 //!   ([`EntityNotAlive`], [`SpawnError`], [`ResourceError`], [`CommandError`], [`StoreError`]).

@@ -6,12 +6,14 @@
 //!
 //! ## Contract
 //!
-//! * `#[derive(Component)]` and `#[derive(Resource)]` implement the marker traits for
+//! * `#[derive(Component)]`, `#[derive(Resource)]` and `#[derive(Event)]` implement the marker
+//!   traits for
 //!   `'static + Send + Sync` structs and enums. Unions, lifetime parameters and non-`Send + Sync`
 //!   types are compile errors that say why.
-//! * `#[system(reads(..), writes(..), defers(..), after(..), every_ticks = N)]` turns a function
-//!   into a system whose body **cannot compile** if it touches a component or resource it did
-//!   not declare (writes imply reads). Parameters are recognised **by type**, so aliases,
+//! * `#[system(reads(..), writes(..), defers(..), sends(..), receives(..), after(..),
+//!   every_ticks = N)]` turns a function into a system whose body **cannot compile** if it
+//!   touches a component or resource it did not declare (writes imply reads), or sends or
+//!   receives an event it did not declare. Parameters are recognised **by type**, so aliases,
 //!   `use .. as`, macros and `#[derive(SystemParam)]` structs are checked like plain parameters,
 //!   each once, at the parameter. The body is generic over the system's marker and bounded by
 //!   exactly the declarations, so it can neither name the marker nor add to its declarations;
@@ -91,6 +93,8 @@ pub fn derive_component(input: TokenStream) -> TokenStream {
 /// | `reads(T, ..)` | components and resources the system reads (also needed by `With<T>`/`Without<T>` filters) |
 /// | `writes(T, ..)` | components and resources it writes; writes imply reads and `defers` |
 /// | `defers(T, ..)` | components its `Commands` may insert, remove or spawn; applied at the batch end, so no conflict with readers or writers of `T` |
+/// | `sends(E, ..)` | events its `EventWriter<E>`s send; appended at the batch end in plan order, so senders do not conflict with each other, only with receivers |
+/// | `receives(E, ..)` | events its `EventReader<E>`s receive; ordered after (or before) senders like a reader after a writer |
 /// | `after(system, ..)` | systems this one runs after (by function name) |
 /// | `every_ticks = N` | runs on ticks where `tick % N == 0`; whole ticks, never seconds |
 ///
@@ -98,12 +102,17 @@ pub fn derive_component(input: TokenStream) -> TokenStream {
 ///
 /// | parameter | needs |
 /// |---|---|
-/// | `Query<Q>` / `Query<Q, F>` — `Q` of `&T`, `&mut T`, `Entity`, `Option<&T>`, `Option<&mut T>`, tuples; `F` of `With<T>`, `Without<T>`, tuples | `reads(T)` for `&T` and filters, `writes(T)` for `&mut T` |
+/// | `Query<Q>` / `Query<Q, F>` — `Q` of `&T`, `&mut T`, `Entity`, `Option<&T>`, `Option<&mut T>`, tuples; `F` of `With<T>`, `Without<T>`, `Changed<T>`, `Added<T>`, tuples | `reads(T)` for `&T` and filters, `writes(T)` for `&mut T` |
+/// | `EventWriter<E>` / `EventReader<E>` | `sends(E)` / `receives(E)` |
 /// | `Res<R>` / `ResMut<R>` | `reads(R)` / `writes(R)` |
 /// | `Commands` (at most one) | `defers(T)` or `writes(T)` for every component it inserts, removes or spawns; despawn needs nothing |
 /// | `Local<T>` | nothing: state kept between runs of a schedule |
 /// | `&Entities` | nothing: liveness checks |
 /// | a `#[derive(SystemParam)]` struct | what its fields need |
+///
+/// `Changed<T>`/`Added<T>` see the changes made since **this system** last ran (through a
+/// schedule or `World::run`; on its first run, everything). Fetching `&mut T` marks a value
+/// changed whether or not it is written.
 ///
 /// Parameters are recognised by type: aliases, `use .. as` and macro-generated types work. The
 /// function becomes a constructor `fn movement() -> impl System`; pass it by name:

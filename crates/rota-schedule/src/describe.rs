@@ -39,6 +39,12 @@ impl Schedule {
                 if !d.writes.is_empty() {
                     parts.push(format!("writes: {}", names(&d.writes)));
                 }
+                if !d.sends.is_empty() {
+                    parts.push(format!("sends: {}", names(&d.sends)));
+                }
+                if !d.receives.is_empty() {
+                    parts.push(format!("receives: {}", names(&d.receives)));
+                }
                 if d.uses_commands {
                     parts.push("commands".to_string());
                 }

@@ -1,1 +1,56 @@
+mod change_clock {
+    use super::super::World;
+    use crate::tick::{CHECK_INTERVAL, MAX_AGE, Tick};
+    use crate::{Changed, Component, Entity};
 
+    struct Hp(u32);
+    impl Component for Hp {
+        const NAME: &'static str = "Hp";
+        const UNIQUE_KEY: Option<&'static str> = Some("world::tests::change_clock::Hp");
+    }
+
+    /// Jumps the clock `by` ticks as `advance_change_tick` would have seen it, without running
+    /// half a billion advances: the clamp is due once `by >= CHECK_INTERVAL`.
+    fn jump(world: &mut World, by: u32) {
+        let target = Tick::new(world.change_tick.get().wrapping_add(by - 1));
+        world.change_tick = target;
+        world.advance_change_tick();
+    }
+
+    #[test]
+    fn old_ticks_are_clamped_so_ages_never_wrap() {
+        let mut world = World::new();
+        world.set_change_tick(Tick::new(u32::MAX - 10));
+        let old = world.spawn_with((Hp(1),));
+        let since = world.change_checkpoint();
+        // Three quarters of the u32 range later, without the clamp `old` would look brand new
+        // again once the clock came round; with it, it stays older than any recent window.
+        for _ in 0..6 {
+            jump(&mut world, CHECK_INTERVAL);
+        }
+        let now = world.change_tick();
+        let ticks = world.store::<Hp>().unwrap().ticks(old).unwrap();
+        assert_eq!(ticks.changed.age(now), MAX_AGE, "clamped to the horizon");
+        assert!(
+            !ticks.changed.is_newer_than(since, now),
+            "still older than the checkpoint"
+        );
+        let recent = world.change_checkpoint();
+        let fresh = world.spawn_with((Hp(2),));
+        let changed: Vec<Entity> = world.query_since::<Entity, Changed<Hp>>(recent).collect();
+        assert_eq!(changed, [fresh]);
+        assert!(world.check_invariants().is_ok());
+    }
+
+    #[test]
+    fn a_systems_last_run_is_clamped_too() {
+        let mut world = World::new();
+        let id = std::any::TypeId::of::<Hp>(); // any TypeId stands for a system here
+        world.begin_system_runs(&[id]);
+        for _ in 0..4 {
+            jump(&mut world, CHECK_INTERVAL);
+        }
+        let last = world.system_last_run(id).unwrap();
+        assert_eq!(last.age(world.change_tick()), MAX_AGE);
+    }
+}
