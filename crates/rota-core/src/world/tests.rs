@@ -3,7 +3,7 @@ mod change_clock {
     use crate::tick::{CHECK_INTERVAL, MAX_AGE, Tick};
     use crate::{Changed, Component, Entity};
 
-    struct Hp(u32);
+    struct Hp(#[allow(dead_code)] u32);
     impl Component for Hp {
         const NAME: &'static str = "Hp";
         const UNIQUE_KEY: Option<&'static str> = Some("world::tests::change_clock::Hp");
@@ -22,7 +22,6 @@ mod change_clock {
         let mut world = World::new();
         world.set_change_tick(Tick::new(u32::MAX - 10));
         let old = world.spawn_with((Hp(1),));
-        let since = world.change_checkpoint();
         // Three quarters of the u32 range later, without the clamp `old` would look brand new
         // again once the clock came round; with it, it stays older than any recent window.
         for _ in 0..6 {
