@@ -15,8 +15,8 @@ use std::hint::black_box;
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use rota::{
-    Changed, Component, Entity, Event, EventCursor, EventReader, EventWriter, Query, ResMut,
-    Resource, World, system,
+    Changed, Component, Entity, Event, EventCursor, EventReader, EventWriter, ResMut, Resource,
+    World, system,
 };
 
 #[derive(Component, Copy, Clone)]

@@ -45,6 +45,10 @@ impl World {
 
     /// Like [`World::query_filtered`], with `Changed<T>`/`Added<T>` filters seeing only the
     /// changes made after `since` (a tick from [`World::change_checkpoint`]).
+    ///
+    /// A checkpoint stays meaningful for [`MAX_AGE`](crate::tick::MAX_AGE) ticks (2^30 moments);
+    /// the world clamps its own ticks at that age, but cannot clamp a tick you hold, so an older
+    /// checkpoint sees an arbitrary window.
     pub fn query_since<Q: ReadOnlyQueryData, F: ReadOnlyQueryData>(
         &self,
         since: Tick,
