@@ -576,6 +576,35 @@ impl QueryData for Entity {
 }
 impl ReadOnlyQueryData for Entity {}
 
+/// The associated types of an element whose item is `()` (filters and `()` itself): one `()`
+/// per entity of a run.
+macro_rules! unit_types {
+    () => {
+        type Item<'w> = ();
+        type Slices<'w> = ();
+        type Raw<'w> = ();
+        type Run<'w> = RepeatN<()>;
+    };
+}
+
+/// The run methods of an element whose item is `()`.
+macro_rules! unit_runs {
+    () => {
+        #[inline]
+        fn raw<'w>(_: &mut Self::Fetch<'w>, _: &JoinPlan<'w>) {}
+        #[inline]
+        fn run<'w>(_: (), entities: &'w [Entity]) -> Self::Run<'w> {
+            std::iter::repeat_n((), entities.len())
+        }
+        #[inline]
+        fn hand_out<'w>(_: Self::Raw<'w>) -> Self::Slices<'w> {}
+        fn empty_run<'w>() -> Self::Run<'w> {
+            std::iter::repeat_n((), 0)
+        }
+        fn rest<'w>(_: Self::Run<'w>) -> Self::Slices<'w> {}
+    };
+}
+
 /// A filter's borrowed index and its id in the join.
 pub struct FilterColumn<'w> {
     index: Option<StoreIndex<'w>>,
@@ -585,11 +614,8 @@ macro_rules! impl_filter {
     ($filter:ident, $role:expr, $matches:expr, $mismatch:expr) => {
         impl<T: Component> Sealed for $filter<T> {}
         impl<T: Component> QueryData for $filter<T> {
-            type Item<'w> = ();
-            type Slices<'w> = ();
-            type Raw<'w> = ();
+            unit_types!();
             type Fetch<'w> = FilterColumn<'w>;
-            type Run<'w> = RepeatN<()>;
             type Access = ReadOf<T>;
             const ACCESS: ConstAccess = leaf::<T>(Mode::Membership);
             fn access(out: &mut Vec<Access>) {
@@ -608,20 +634,7 @@ macro_rules! impl_filter {
                     offer(f.index, best);
                 }
             }
-            #[inline]
-            fn raw<'w>(_: &mut Self::Fetch<'w>, _: &JoinPlan<'w>) {}
-            #[inline]
-            fn run<'w>(_: (), entities: &'w [Entity]) -> Self::Run<'w> {
-                std::iter::repeat_n((), entities.len())
-            }
-            #[inline]
-            fn hand_out<'w>(raw: Self::Raw<'w>) -> Self::Slices<'w> {
-                raw
-            }
-            fn empty_run<'w>() -> Self::Run<'w> {
-                std::iter::repeat_n((), 0)
-            }
-            fn rest<'w>(_: Self::Run<'w>) -> Self::Slices<'w> {}
+            unit_runs!();
             fn slices_one<'w>(f: &mut Self::Fetch<'w>, e: Entity) -> Option<Self::Slices<'w>> {
                 Self::fetch_one(f, e)
             }
@@ -713,11 +726,8 @@ macro_rules! impl_tick_filter {
     ($filter:ident, $kind:expr) => {
         impl<T: Component> Sealed for $filter<T> {}
         impl<T: Component> QueryData for $filter<T> {
-            type Item<'w> = ();
-            type Slices<'w> = ();
-            type Raw<'w> = ();
+            unit_types!();
             type Fetch<'w> = TickColumn<'w>;
-            type Run<'w> = RepeatN<()>;
             type Access = ReadOf<T>;
             const ACCESS: ConstAccess = leaf::<T>(Mode::Read);
             fn access(out: &mut Vec<Access>) {
@@ -751,20 +761,7 @@ macro_rules! impl_tick_filter {
             fn required<'w>(f: &Self::Fetch<'w>, best: &mut Option<StoreIndex<'w>>) {
                 offer(if f.stale { None } else { f.index }, best);
             }
-            #[inline]
-            fn raw<'w>(_: &mut Self::Fetch<'w>, _: &JoinPlan<'w>) {}
-            #[inline]
-            fn run<'w>(_: (), entities: &'w [Entity]) -> Self::Run<'w> {
-                std::iter::repeat_n((), entities.len())
-            }
-            #[inline]
-            fn hand_out<'w>(raw: Self::Raw<'w>) -> Self::Slices<'w> {
-                raw
-            }
-            fn empty_run<'w>() -> Self::Run<'w> {
-                std::iter::repeat_n((), 0)
-            }
-            fn rest<'w>(_: Self::Run<'w>) -> Self::Slices<'w> {}
+            unit_runs!();
             fn slices_one<'w>(f: &mut Self::Fetch<'w>, e: Entity) -> Option<Self::Slices<'w>> {
                 Self::fetch_one(f, e)
             }
@@ -789,31 +786,15 @@ impl_tick_filter!(Added, TickKind::Added);
 
 impl Sealed for () {}
 impl QueryData for () {
-    type Item<'w> = ();
-    type Slices<'w> = ();
-    type Raw<'w> = ();
+    unit_types!();
     type Fetch<'w> = ();
-    type Run<'w> = RepeatN<()>;
     type Access = ();
     const ACCESS: ConstAccess = ConstAccess::List(&[]);
     fn access(_: &mut Vec<Access>) {}
     fn init<'w>(_: &mut Borrows<'w>) -> Self::Fetch<'w> {}
     fn plan<'w>(_: &mut Self::Fetch<'w>, _: &mut JoinPlan<'w>) {}
     fn required<'w>(_: &Self::Fetch<'w>, _: &mut Option<StoreIndex<'w>>) {}
-    #[inline]
-    fn raw<'w>(_: &mut Self::Fetch<'w>, _: &JoinPlan<'w>) {}
-    #[inline]
-    fn run<'w>(_: (), entities: &'w [Entity]) -> Self::Run<'w> {
-        std::iter::repeat_n((), entities.len())
-    }
-    #[inline]
-    fn hand_out<'w>(raw: Self::Raw<'w>) -> Self::Slices<'w> {
-        raw
-    }
-    fn empty_run<'w>() -> Self::Run<'w> {
-        std::iter::repeat_n((), 0)
-    }
-    fn rest<'w>(_: Self::Run<'w>) -> Self::Slices<'w> {}
+    unit_runs!();
     fn slices_one<'w>(_: &mut Self::Fetch<'w>, _: Entity) -> Option<Self::Slices<'w>> {
         Some(())
     }
