@@ -76,6 +76,7 @@ mod component;
 mod entity;
 mod error;
 pub mod query;
+pub mod snapshot;
 mod store;
 pub mod system;
 mod world;
@@ -85,10 +86,11 @@ pub use commands::{ApplyReport, CommandQueue, Commands};
 pub use component::{Component, Resource};
 pub use entity::{Entities, EntitiesIter, Entity};
 pub use error::{
-    CommandError, CommandKind, EntityNotAlive, MismatchReason, QueryAliasError, QueryGetError,
-    ResourceError, SpawnError, StoreError,
+    ChecksumError, CommandError, CommandKind, EntityNotAlive, MismatchReason, QueryAliasError,
+    QueryGetError, ResourceError, SnapshotError, SpawnError, StoreError,
 };
 pub use query::{QueryData, QueryIter, ReadOnlyQueryData, With, Without};
+pub use snapshot::{Snapshot, SnapshotPolicy};
 pub use store::{Iter, IterMut, Store, join};
 pub use system::IntoSystem;
 pub use world::World;

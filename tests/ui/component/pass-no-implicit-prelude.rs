@@ -1,22 +1,22 @@
 #![no_implicit_prelude]
 
-#[derive(::rota::Component)]
+#[derive(::rota::Component, Clone)]
 struct Position {
     x: f32,
 }
 
-#[derive(::rota::Component)]
+#[derive(::rota::Component, Clone)]
 struct Wrapper<T> {
     inner: T,
 }
 
-#[derive(::rota::Component)]
+#[derive(::rota::Component, Clone)]
 enum Team {
     Red,
     Blue,
 }
 
-#[derive(::rota::Resource)]
+#[derive(::rota::Resource, Clone)]
 struct Gravity(f32);
 
 fn main() {

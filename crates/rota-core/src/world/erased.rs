@@ -2,6 +2,7 @@
 
 use std::any::Any;
 
+use crate::checksum::StableHasher;
 use crate::component::Component;
 use crate::entity::Entity;
 use crate::store::Store;
@@ -24,6 +25,18 @@ pub(crate) trait ErasedStore: Any + Send + Sync {
     fn values_any(&self) -> &(dyn Any + Send + Sync);
     /// Settles, then splits: index shared, value column (`&mut Vec<T>`) exclusive and erased.
     fn parts_mut_any(&mut self) -> (StoreIndex<'_>, &mut (dyn Any + Send + Sync));
+    /// A copy of the whole store for a snapshot (`Store::clone_from_with`: every field), or
+    /// `None` if the component is excluded from snapshots and the store is not empty. An
+    /// excluded, empty store copies as empty.
+    fn snapshot_store(&self) -> Option<Box<dyn ErasedStore>>;
+    /// Makes this store a copy of `source` (same type, made by `snapshot_store`), reusing
+    /// allocations.
+    fn restore_store(&mut self, source: &dyn ErasedStore);
+    /// Hashes `(slot, value)` pairs in ascending slot order; `false` (nothing fed) if the
+    /// component has no stable hash.
+    fn stable_hash_values(&self, h: &mut StableHasher) -> bool;
+    /// `std::any::type_name` of the component: the whole-world checksum's order key.
+    fn type_name(&self) -> &'static str;
 }
 
 impl<T: Component> ErasedStore for Store<T> {
@@ -55,6 +68,46 @@ impl<T: Component> ErasedStore for Store<T> {
         let (index, values) = self.parts_mut();
         (index, values)
     }
+    fn snapshot_store(&self) -> Option<Box<dyn ErasedStore>> {
+        let column_from = match T::SNAPSHOT.cloning {
+            Some(cloning) => cloning.column_from,
+            None if self.is_empty() => empty_column::<T>,
+            None => return None,
+        };
+        let mut copy = Store::<T>::new();
+        copy.clone_from_with(self, column_from);
+        Some(Box::new(copy))
+    }
+    fn restore_store(&mut self, source: &dyn ErasedStore) {
+        let source = downcast_ref::<T>(source);
+        // `snapshot_store` only copies an excluded store when it is empty.
+        let column_from: fn(&mut Vec<T>, &Vec<T>) = T::SNAPSHOT
+            .cloning
+            .map_or(empty_column::<T>, |c| c.column_from);
+        self.clone_from_with(source, column_from);
+    }
+    fn stable_hash_values(&self, h: &mut StableHasher) -> bool {
+        let Some(hash) = T::stable_hash_fn() else {
+            return false;
+        };
+        for (e, v) in self.iter() {
+            crate::checksum::StableHash::stable_hash(&e.slot(), h);
+            hash(v, h);
+        }
+        true
+    }
+    fn type_name(&self) -> &'static str {
+        std::any::type_name::<T>()
+    }
+}
+
+/// The value column of an excluded (not `Clone`) component, copied from an empty one.
+fn empty_column<T>(to: &mut Vec<T>, from: &Vec<T>) {
+    debug_assert!(
+        from.is_empty(),
+        "an excluded store is only snapshotted when empty"
+    );
+    to.clear();
 }
 
 /// Downcasts an erased store; the registry guarantees the type, so a mismatch is a bug in rota.

@@ -5,6 +5,7 @@ mod membership;
 mod registry;
 pub(crate) mod resources;
 mod runs;
+mod snapshot;
 
 use std::any::TypeId;
 

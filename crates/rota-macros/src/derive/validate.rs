@@ -1,7 +1,7 @@
 //! Validation: everything rota cannot honour, each a spanned error, all reported together.
 
 use super::Kind;
-use super::parse::Model;
+use super::parse::{Model, NO_SNAPSHOT};
 
 pub(crate) fn validate(model: &Model, kind: Kind) -> syn::Result<()> {
     let mut errors: Vec<syn::Error> = Vec::new();
@@ -23,6 +23,22 @@ pub(crate) fn validate(model: &Model, kind: Kind) -> syn::Result<()> {
                  scheduler hands it to other threads; remove the lifetime parameter `{}`",
                 lifetime.lifetime
             ),
+        ));
+    }
+    let attribute = kind.attribute_name();
+    for key in &model.unknown_keys {
+        errors.push(syn::Error::new_spanned(
+            key,
+            format!(
+                "unknown key in `#[{attribute}(..)]`: the only key is `{NO_SNAPSHOT}` \
+                 (exclude this type from world snapshots)"
+            ),
+        ));
+    }
+    for &repeat in model.no_snapshot.iter().skip(1) {
+        errors.push(syn::Error::new(
+            repeat,
+            format!("`{NO_SNAPSHOT}` is given more than once; write it once"),
         ));
     }
     crate::combine(errors)

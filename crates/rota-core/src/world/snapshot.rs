@@ -1,0 +1,123 @@
+//! `World::snapshot` and `World::restore`: a copy of the whole world state, and putting it back.
+//!
+//! Both destructure `World` exhaustively: a field added to `World` is a compile error in both
+//! functions until it is copied and restored, so no state can be left out of a snapshot by
+//! accident. Per store the copy is `Store::clone_from_with` (itself exhaustive), per resource
+//! `Resources::snapshot`/`restore_from`.
+
+use crate::error::SnapshotError;
+use crate::snapshot::Snapshot;
+use crate::world::{StoreEntry, World};
+
+impl World {
+    /// An owned copy of everything that decides this world's future: the entity allocator
+    /// (generations, free slots), every store with its dense order, resources and the tick.
+    ///
+    /// Cost: one copy of each store's columns and sparse pages (`Clone` per value; a `memcpy`
+    /// for `Copy` components) — proportional to the data, measured in `docs/benchmarks.md`.
+    ///
+    /// # Errors
+    ///
+    /// [`SnapshotError`] naming a component or resource that is excluded from snapshots
+    /// ([`SnapshotPolicy::EXCLUDED`](crate::snapshot::SnapshotPolicy::EXCLUDED)) while the
+    /// world holds a value of it. No partial snapshot is ever returned.
+    ///
+    /// # Examples
+    ///
+    /// See [`Snapshot`].
+    pub fn snapshot(&self) -> Result<Snapshot, SnapshotError> {
+        let World {
+            entities,
+            stores,
+            registry,
+            membership,
+            resources,
+            tick,
+        } = self;
+        let mut store_copies = Vec::with_capacity(stores.len());
+        for entry in stores {
+            let StoreEntry {
+                type_id,
+                name,
+                store,
+            } = entry;
+            let Some(copy) = store.snapshot_store() else {
+                return Err(SnapshotError::ComponentExcluded {
+                    component: name,
+                    held: store.len(),
+                });
+            };
+            store_copies.push(StoreEntry {
+                type_id: *type_id,
+                name,
+                store: copy,
+            });
+        }
+        let resources = resources
+            .snapshot()
+            .map_err(|resource| SnapshotError::ResourceExcluded { resource })?;
+        Ok(Snapshot {
+            world: World {
+                entities: entities.clone(),
+                stores: store_copies,
+                registry: registry.clone(),
+                membership: membership.clone(),
+                resources,
+                tick: *tick,
+            },
+        })
+    }
+
+    /// Puts the world back exactly as it was when `snapshot` was taken: afterwards it is
+    /// indistinguishable from that world (same contents and iteration order, same
+    /// [`full_checksum`](World::full_checksum), same handles for future spawns).
+    ///
+    /// Allocations are reused where they can be (`clone_from` on every column, page and
+    /// table): restoring into the world the snapshot came from, a few frames later, allocates
+    /// only for what grew. Component types registered after the snapshot are unregistered
+    /// again (their stores dropped), so the registration order matches the snapshot's.
+    ///
+    /// A snapshot can be restored into any world, any number of times.
+    pub fn restore(&mut self, snapshot: &Snapshot) {
+        let World {
+            entities,
+            stores,
+            registry,
+            membership,
+            resources,
+            tick,
+        } = self;
+        let source = &snapshot.world;
+        entities.clone_from(&source.entities);
+        stores.truncate(source.stores.len());
+        for (i, from) in source.stores.iter().enumerate() {
+            match stores.get_mut(i) {
+                Some(to) if to.type_id == from.type_id => to.store.restore_store(&*from.store),
+                slot => {
+                    let entry = StoreEntry {
+                        type_id: from.type_id,
+                        name: from.name,
+                        store: from
+                            .store
+                            .snapshot_store()
+                            .unwrap_or_else(|| unreachable_excluded(from.name)),
+                    };
+                    match slot {
+                        Some(to) => *to = entry,
+                        None => stores.push(entry),
+                    }
+                }
+            }
+        }
+        registry.clone_from(&source.registry);
+        membership.clone_from(&source.membership);
+        resources.restore_from(&source.resources);
+        *tick = source.tick;
+    }
+}
+
+/// A snapshot only holds excluded stores that are empty, and those always copy.
+#[cold]
+fn unreachable_excluded(name: &str) -> ! {
+    panic!("rota internal invariant violated: snapshot holds a non-empty excluded store `{name}`")
+}
