@@ -6,7 +6,8 @@
 //!
 //! Run: `cargo run --release --example rollback -- [--frames N] [--threads 1,4]
 //! [--check-distance D] [--drones N] [--seed S]` (defaults: 600 frames, threads 1 and every
-//! core, distance 7, 2000 drones). The game and the harness live in `tests/it/rollback/game.rs`,
+//! core, distance 7, 2000 drones). `--plant-nondeterminism` adds a system that reads a counter
+//! outside the world, to watch GGRS catch it (exit code 1). The game and the harness live in `tests/it/rollback/game.rs`,
 //! shared with the test that plants a nondeterminism and checks GGRS catches it.
 
 #[path = "../tests/it/rollback/game.rs"]
@@ -18,7 +19,8 @@ use std::time::Instant;
 use game::{RunConfig, run_sync_test};
 
 fn usage() -> &'static str {
-    "usage: rollback [--frames N] [--threads A,B,..] [--check-distance D] [--drones N] [--seed S]"
+    "usage: rollback [--frames N] [--threads A,B,..] [--check-distance D] [--drones N] [--seed S] \
+     [--plant-nondeterminism]"
 }
 
 fn parse() -> Result<(RunConfig, Vec<usize>), String> {
@@ -36,6 +38,11 @@ fn parse() -> Result<(RunConfig, Vec<usize>), String> {
     while let Some(flag) = args.next() {
         if flag == "--help" || flag == "-h" {
             return Err(usage().to_string());
+        }
+        if flag == "--plant-nondeterminism" {
+            // Adds a system that reads a counter outside the world: GGRS must report it.
+            config.plant_nondeterminism = true;
+            continue;
         }
         let value = args
             .next()
