@@ -2,7 +2,8 @@
 //! `Vec` clone of the same data (the entity handles and the four value columns).
 //!
 //! Run: `cargo bench --bench snapshot`. The first benchmark, `snapshot/interleaved`, times the
-//! four operations round-robin (snapshot, vec clone, restore, vec clone_from; 41 rounds) so
+//! five operations round-robin (snapshot, vec clone, restore, vec clone_from, snapshot_into;
+//! 41 rounds) so
 //! that machine noise hits them alike, and prints the medians and the ratios that
 //! `docs/benchmarks.md` quotes; the criterion benchmarks after it time each one on its own.
 
@@ -15,12 +16,16 @@ use rota::{Component, Entity, World};
 const N: usize = 100_000;
 
 #[derive(Component, Clone, Copy)]
+#[allow(dead_code)] // the values are only copied
 struct Position([f32; 3]);
 #[derive(Component, Clone, Copy)]
+#[allow(dead_code)]
 struct Velocity([f32; 3]);
 #[derive(Component, Clone, Copy)]
+#[allow(dead_code)]
 struct Health(u32);
 #[derive(Component, Clone, Copy)]
+#[allow(dead_code)]
 struct Seed(u64);
 
 /// The same data as a plain struct of `Vec`s: what a hand-rolled game state would clone.
@@ -86,7 +91,8 @@ fn interleaved(_: &mut Criterion) {
     let data = plain(&world);
     let mut plain_target = data.clone();
     let saved = world.snapshot().expect("every component is Clone");
-    let mut times: [Vec<Duration>; 4] = Default::default();
+    let mut reused = world.snapshot().expect("Clone");
+    let mut times: [Vec<Duration>; 5] = Default::default();
     for _ in 0..rounds {
         let t = Instant::now();
         let snapshot = black_box(world.snapshot().expect("Clone"));
@@ -106,13 +112,20 @@ fn interleaved(_: &mut Criterion) {
         plain_target.clone_into_reusing(black_box(&data));
         times[3].push(t.elapsed());
         black_box(&plain_target);
+
+        let t = Instant::now();
+        world.snapshot_into(black_box(&mut reused)).expect("Clone");
+        times[4].push(t.elapsed());
     }
-    let [snapshot, clone, restore, clone_from] = times.map(median);
+    let [snapshot, clone, restore, clone_from, into] = times.map(median);
+    let ratio = |a: Duration, b: Duration| a.as_secs_f64() / b.as_secs_f64();
     println!(
         "snapshot/interleaved ({rounds} rounds, medians): snapshot {snapshot:.2?} vs Vec clone \
-         {clone:.2?} = {:.2}x; restore {restore:.2?} vs Vec clone_from {clone_from:.2?} = {:.2}x",
-        snapshot.as_secs_f64() / clone.as_secs_f64(),
-        restore.as_secs_f64() / clone_from.as_secs_f64(),
+         {clone:.2?} = {:.2}x; restore {restore:.2?} vs Vec clone_from {clone_from:.2?} = {:.2}x; \
+         snapshot_into {into:.2?} vs Vec clone_from = {:.2}x",
+        ratio(snapshot, clone),
+        ratio(restore, clone_from),
+        ratio(into, clone_from),
     );
 }
 
@@ -153,6 +166,10 @@ fn separate(c: &mut Criterion) {
     let mut target = data.clone();
     group.bench_function("vec_clone_from", |b| {
         b.iter(|| target.clone_into_reusing(black_box(&data)))
+    });
+    let mut reused = world.snapshot().expect("Clone");
+    group.bench_function("world_snapshot_into", |b| {
+        b.iter(|| world.snapshot_into(black_box(&mut reused)).expect("Clone"))
     });
     group.finish();
 }

@@ -35,8 +35,10 @@
 //!
 //! * [`rota_core`] — entities, ordered sparse-set stores, the [`World`], queries
 //!   ([`Query`], [`With`], [`Without`]), resources ([`Res`], [`ResMut`]), [`Commands`], system
-//!   plumbing ([`IntoSystem`], the bound on [`ScheduleBuilder::add`] and [`World::run`]) and the
-//!   stable checksum ([`StableHash`](trait@StableHash), [`World::checksum`]);
+//!   plumbing ([`IntoSystem`], the bound on [`ScheduleBuilder::add`] and [`World::run`]), the
+//!   stable checksum ([`StableHash`](trait@StableHash), [`World::checksum`],
+//!   [`World::full_checksum`]) and snapshots for rollback ([`World::snapshot`] → [`Snapshot`],
+//!   [`World::restore`], [`SnapshotPolicy`]);
 //! * `rota_macros` — [`#[derive(Component)]`](derive@Component),
 //!   [`#[derive(Resource)]`](derive@Resource), [`#[derive(StableHash)]`](derive@StableHash),
 //!   [`#[derive(SystemParam)]`](derive@SystemParam) and [`#[system]`](macro@system);
@@ -46,6 +48,32 @@
 //! The repository's `README.md` has the tour (its code blocks are compiled as doc tests of this
 //! crate, so they cannot rot, but they are not shown on this page); `ARCHITECTURE.md` has the
 //! map of the code.
+//!
+//! ## Rollback
+//!
+//! A [`Snapshot`] is a copy of the whole world; restoring it gives back a world with the same
+//! state and the same future (the same handles for later spawns included), and
+//! [`World::full_checksum`] hashes all of it without a type list — what rollback netcode
+//! (GGRS's save / load / checksum requests) needs. Derived components and resources must be
+//! `Clone` for that, or say `#[component(no_snapshot)]`.
+//!
+//! ```
+//! use rota::{Component, StableHash, World};
+//!
+//! #[derive(Component, StableHash, Clone)]
+//! struct Hp(u32);
+//!
+//! let mut world = World::new();
+//! let e = world.spawn_with((Hp(3),));
+//! let saved = world.snapshot()?;
+//! let before = world.full_checksum()?;
+//! world.get_mut::<Hp>(e).unwrap().0 = 0;
+//! world.restore(&saved);
+//! assert_eq!(world.full_checksum()?, before);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! `examples/rollback.rs` runs a two-player game under GGRS's `SyncTestSession`.
 //!
 //! ## Non-goals
 //!

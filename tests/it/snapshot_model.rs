@@ -8,7 +8,8 @@
 //!   `F` returns the same handle, `full_checksum` and `World::checksum` agree, the visit order
 //!   and values of queries over every store agree, `check_invariants` holds. A third world, a
 //!   fresh `World::new()` restored from the same snapshot, must match too (restore into another
-//!   world), and restoring twice must be the same as once.
+//!   world), and restoring twice must be the same as once; so must a snapshot written by
+//!   `snapshot_into` over a snapshot of another world.
 //! * `full_checksum_is_history_independent` (proptest) — two worlds reaching the same contents
 //!   through different registration orders hash alike under `full_checksum`.
 //! * Unit tests: the excluded-component and excluded-resource errors name the type and leave no
@@ -262,6 +263,15 @@ proptest! {
         let snapshot = world.snapshot().unwrap();
         prop_assert_eq!(snapshot.tick(), world.tick());
         assert_same(snapshot.world(), &oracle, "the snapshot itself")?;
+        // `snapshot_into` over a snapshot of another world (other types, other resources).
+        let mut reused = {
+            let mut other = World::new();
+            other.spawn_with((Late(1), A(2), Name("other".into())));
+            other.insert_resource(LateRes(1));
+            other.snapshot().unwrap()
+        };
+        world.snapshot_into(&mut reused).unwrap();
+        assert_same(reused.world(), &oracle, "snapshot_into a reused snapshot")?;
         for op in &extra {
             apply(&mut world, op);
         }
@@ -272,7 +282,7 @@ proptest! {
         let mut elsewhere = World::new();
         elsewhere.spawn_with((Late(7), B(1)));
         elsewhere.insert_resource(LateRes(3));
-        elsewhere.restore(&snapshot);
+        elsewhere.restore(&reused);
         elsewhere.restore(&snapshot);
         assert_same(&elsewhere, &oracle, "restored into another world")?;
 
@@ -332,6 +342,10 @@ fn an_excluded_component_that_entities_hold_fails_the_snapshot_naming_it() {
         }
     );
     assert!(err.to_string().contains("`Handle`"), "{err}");
+    // `snapshot_into` refuses alike and leaves its target as it was.
+    let mut target = World::new().snapshot().unwrap();
+    assert_eq!(world.snapshot_into(&mut target), Err(err));
+    assert_eq!(target.world().len(), 0);
     // Once no entity holds one, the store is snapshotted (and restored) as empty.
     world.remove::<Handle>(e).unwrap();
     let snapshot = world.snapshot().unwrap();
@@ -468,4 +482,20 @@ fn the_derive_finds_stable_hash() {
     assert!(<Unhashed as Component>::stable_hash_fn().is_none());
     assert!(<Counter as Resource>::stable_hash_fn().is_some());
     assert!(<UnhashedRes as Resource>::stable_hash_fn().is_none());
+}
+
+#[test]
+fn a_cloned_snapshot_holds_the_same_state() {
+    let mut world = World::new();
+    world.spawn_with((A(1), Name("x".into())));
+    let saved = world.snapshot().unwrap();
+    let copy = saved.clone();
+    world.spawn_with((B(2),));
+    let mut reused = saved.clone();
+    reused.clone_from(&world.snapshot().unwrap());
+    assert_eq!(reused.world().full_checksum(), world.full_checksum());
+    assert_eq!(contents(reused.world()), contents(&world));
+    world.restore(&copy);
+    assert_eq!(world.full_checksum(), saved.world().full_checksum());
+    assert_eq!(contents(&world), contents(saved.world()));
 }

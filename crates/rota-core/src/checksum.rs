@@ -197,7 +197,8 @@ impl World {
     /// A stable checksum of the world: the tick, every live entity's slot and generation in
     /// ascending order, then the stores of the component types in `C` (a tuple), each as
     /// `(slot, value)` pairs in ascending slot order. Resources are not included; hash them
-    /// yourself with a [`StableHasher`] if they matter.
+    /// yourself with a [`StableHasher`] if they matter, or use [`World::full_checksum`], which
+    /// covers every store and resource without a list.
     ///
     /// ```
     /// use rota_core::{Component, World};

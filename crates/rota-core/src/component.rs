@@ -5,8 +5,9 @@ use crate::snapshot::SnapshotPolicy;
 
 /// A type that can be attached to entities and stored in a [`Store`](crate::Store).
 ///
-/// Derive it with `#[derive(Component, Clone)]` (from `rota`; `Clone` because snapshots copy stores). Components are `'static + Send + Sync`:
-/// the parallel scheduler hands stores to systems on other threads, so a component must be safe
+/// Derive it with `#[derive(Component, Clone)]` (from `rota`; `Clone` because world snapshots
+/// copy stores, see [`Component::SNAPSHOT`]). Components are `'static + Send + Sync`: the
+/// parallel scheduler hands stores to systems on other threads, so a component must be safe
 /// to send and to share. `Cell`/`RefCell` fields are therefore rejected by the compiler; interior
 /// mutability that *is* `Sync` (`Mutex`, atomics) is outside what rota's access checks can see.
 ///
@@ -54,7 +55,8 @@ pub trait Component: 'static + Send + Sync + Sized {
     /// The derive returns `Some` when the type implements
     /// [`StableHash`](crate::checksum::StableHash) (e.g. `#[derive(StableHash)]`) and `None`
     /// otherwise; a hand-written impl returns `None` unless it overrides this (with
-    /// `Some(StableHash::stable_hash)`).
+    /// `Some(StableHash::stable_hash)`). Known limit: the derive decides per concrete type, so
+    /// a *generic* component (`Wrapper<T>`) gets `None` even when it implements `StableHash`.
     fn stable_hash_fn() -> Option<StableHashFn<Self>> {
         None
     }
@@ -70,7 +72,8 @@ pub trait Component: 'static + Send + Sync + Sized {
 
 /// A type that can be stored once per world as a resource (a grid, an RNG, statistics).
 ///
-/// Derive it with `#[derive(Resource, Clone)]`. Like components, resources are `'static + Send + Sync`.
+/// Derive it with `#[derive(Resource, Clone)]` (`Clone`: see [`Resource::SNAPSHOT`]). Like
+/// components, resources are `'static + Send + Sync`.
 ///
 /// ```
 /// use rota_core::{Resource, World};

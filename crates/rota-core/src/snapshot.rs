@@ -147,6 +147,22 @@ impl Snapshot {
     }
 }
 
+/// Another copy of the same state (GGRS's `GameStateCell::load` clones its state, for one).
+/// `clone_from` reuses the target's allocations, like [`World::restore`].
+impl Clone for Snapshot {
+    fn clone(&self) -> Self {
+        match self.world.snapshot() {
+            Ok(copy) => copy,
+            // A snapshot holds excluded types only as empty stores, which always copy.
+            Err(e) => panic!("rota internal invariant violated: a snapshot did not copy: {e}"),
+        }
+    }
+
+    fn clone_from(&mut self, source: &Self) {
+        self.world.copy_state_from(&source.world);
+    }
+}
+
 impl std::fmt::Debug for Snapshot {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Snapshot")

@@ -8,7 +8,9 @@
 //!
 //! * `#[derive(Component)]` and `#[derive(Resource)]` implement the marker traits for
 //!   `'static + Send + Sync` structs and enums. Unions, lifetime parameters and non-`Send + Sync`
-//!   types are compile errors that say why.
+//!   types are compile errors that say why. The types must also be `Clone` (world snapshots
+//!   copy them) unless marked `#[component(no_snapshot)]` / `#[resource(no_snapshot)]`; a type
+//!   that also implements `StableHash` is covered by `World::full_checksum`.
 //! * `#[system(reads(..), writes(..), defers(..), after(..), every_ticks = N)]` turns a function
 //!   into a system whose body **cannot compile** if it touches a component or resource it did
 //!   not declare (writes imply reads). Parameters are recognised **by type**, so aliases,

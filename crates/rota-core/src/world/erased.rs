@@ -29,6 +29,8 @@ pub(crate) trait ErasedStore: Any + Send + Sync {
     /// `None` if the component is excluded from snapshots and the store is not empty. An
     /// excluded, empty store copies as empty.
     fn snapshot_store(&self) -> Option<Box<dyn ErasedStore>>;
+    /// Whether `snapshot_store` would copy it: the component is `Clone`, or the store is empty.
+    fn is_snapshottable(&self) -> bool;
     /// Makes this store a copy of `source` (same type, made by `snapshot_store`), reusing
     /// allocations.
     fn restore_store(&mut self, source: &dyn ErasedStore);
@@ -77,6 +79,9 @@ impl<T: Component> ErasedStore for Store<T> {
         let mut copy = Store::<T>::new();
         copy.clone_from_with(self, column_from);
         Some(Box::new(copy))
+    }
+    fn is_snapshottable(&self) -> bool {
+        T::SNAPSHOT.is_cloned() || self.is_empty()
     }
     fn restore_store(&mut self, source: &dyn ErasedStore) {
         let source = downcast_ref::<T>(source);

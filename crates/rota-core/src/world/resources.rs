@@ -28,6 +28,8 @@ pub(crate) struct ResourceFns {
     /// Hashes the value; `false` if the type has no stable hash.
     pub(crate) stable_hash: fn(&(dyn Any + Send + Sync), &mut StableHasher) -> bool,
     pub(crate) type_name: fn() -> &'static str,
+    /// `SnapshotPolicy::EXCLUDED`: a present value blocks snapshots.
+    pub(crate) excluded: bool,
 }
 
 impl ResourceFns {
@@ -53,6 +55,7 @@ impl ResourceFns {
                 None => false,
             },
             type_name: std::any::type_name::<R>,
+            excluded: !R::SNAPSHOT.is_cloned(),
         }
     }
 }
@@ -103,6 +106,14 @@ impl Resources {
             entries: copies,
             index: index.clone(),
         })
+    }
+
+    /// The name of the first present resource excluded from snapshots, if any.
+    pub(crate) fn first_excluded(&self) -> Option<&'static str> {
+        self.entries
+            .iter()
+            .find(|e| e.fns.excluded && e.value.is_some())
+            .map(|e| e.name)
     }
 
     /// Makes these resources a copy of `source` (a snapshot's), reusing the boxes of values

@@ -1,7 +1,8 @@
-//! `World::snapshot` and `World::restore`: a copy of the whole world state, and putting it back.
+//! `World::snapshot`, `World::snapshot_into` and `World::restore`: a copy of the whole world
+//! state, and putting it back.
 //!
-//! Both destructure `World` exhaustively: a field added to `World` is a compile error in both
-//! functions until it is copied and restored, so no state can be left out of a snapshot by
+//! `snapshot` and `copy_state_from` destructure `World` exhaustively: a field added to `World`
+//! is a compile error in both functions until it is copied and restored, so no state can be left out of a snapshot by
 //! accident. Per store the copy is `Store::clone_from_with` (itself exhaustive), per resource
 //! `Resources::snapshot`/`restore_from`.
 
@@ -68,6 +69,19 @@ impl World {
         })
     }
 
+    /// Like [`World::snapshot`], but overwrites `target`, reusing its allocations: saving a
+    /// frame into a snapshot taken a few frames earlier costs about as much as
+    /// [`World::restore`] (no fresh pages to fault in; figures in `docs/benchmarks.md`).
+    ///
+    /// # Errors
+    ///
+    /// As [`World::snapshot`]; `target` is unchanged on error.
+    pub fn snapshot_into(&self, target: &mut Snapshot) -> Result<(), SnapshotError> {
+        self.check_snapshottable()?;
+        target.world.copy_state_from(self);
+        Ok(())
+    }
+
     /// Puts the world back exactly as it was when `snapshot` was taken: afterwards it is
     /// indistinguishable from that world (same contents and iteration order, same
     /// [`full_checksum`](World::full_checksum), same handles for future spawns).
@@ -79,6 +93,26 @@ impl World {
     ///
     /// A snapshot can be restored into any world, any number of times.
     pub fn restore(&mut self, snapshot: &Snapshot) {
+        self.copy_state_from(&snapshot.world);
+    }
+
+    /// The error `snapshot` would return, checked before anything is copied.
+    fn check_snapshottable(&self) -> Result<(), SnapshotError> {
+        if let Some(entry) = self.stores.iter().find(|e| !e.store.is_snapshottable()) {
+            return Err(SnapshotError::ComponentExcluded {
+                component: entry.name,
+                held: entry.store.len(),
+            });
+        }
+        match self.resources.first_excluded() {
+            Some(resource) => Err(SnapshotError::ResourceExcluded { resource }),
+            None => Ok(()),
+        }
+    }
+
+    /// Makes `self` a copy of `source`, reusing allocations. `source` must pass
+    /// `check_snapshottable` (a snapshot's world always does).
+    pub(crate) fn copy_state_from(&mut self, source: &World) {
         let World {
             entities,
             stores,
@@ -87,7 +121,6 @@ impl World {
             resources,
             tick,
         } = self;
-        let source = &snapshot.world;
         entities.clone_from(&source.entities);
         stores.truncate(source.stores.len());
         for (i, from) in source.stores.iter().enumerate() {
