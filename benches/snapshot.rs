@@ -3,7 +3,7 @@
 //!
 //! Run: `cargo bench --bench snapshot`. The first benchmark, `snapshot/interleaved`, times the
 //! five operations round-robin (snapshot, vec clone, restore, vec clone_from, snapshot_into;
-//! 41 rounds) so
+//! 41 rounds, the first operation rotating; a dropped copy's free is inside its time) so
 //! that machine noise hits them alike, and prints the medians and the ratios that
 //! `docs/benchmarks.md` quotes; the criterion benchmarks after it time each one on its own.
 
@@ -93,29 +93,22 @@ fn interleaved(_: &mut Criterion) {
     let saved = world.snapshot().expect("every component is Clone");
     let mut reused = world.snapshot().expect("Clone");
     let mut times: [Vec<Duration>; 5] = Default::default();
-    for _ in 0..rounds {
-        let t = Instant::now();
-        let snapshot = black_box(world.snapshot().expect("Clone"));
-        times[0].push(t.elapsed());
-        drop(snapshot);
-
-        let t = Instant::now();
-        let copy = black_box(data.clone());
-        times[1].push(t.elapsed());
-        drop(copy);
-
-        let t = Instant::now();
-        world.restore(black_box(&saved));
-        times[2].push(t.elapsed());
-
-        let t = Instant::now();
-        plain_target.clone_into_reusing(black_box(&data));
-        times[3].push(t.elapsed());
+    for round in 0..rounds {
+        // Rotate which operation goes first, so none always runs on the caches (or the
+        // freshly freed memory) another one left behind.
+        for k in 0..5 {
+            let op = (round + k) % 5;
+            let t = Instant::now();
+            match op {
+                0 => drop(black_box(world.snapshot().expect("Clone"))),
+                1 => drop(black_box(data.clone())),
+                2 => world.restore(black_box(&saved)),
+                3 => plain_target.clone_into_reusing(black_box(&data)),
+                _ => world.snapshot_into(black_box(&mut reused)).expect("Clone"),
+            }
+            times[op].push(t.elapsed());
+        }
         black_box(&plain_target);
-
-        let t = Instant::now();
-        world.snapshot_into(black_box(&mut reused)).expect("Clone");
-        times[4].push(t.elapsed());
     }
     let [snapshot, clone, restore, clone_from, into] = times.map(median);
     let ratio = |a: Duration, b: Duration| a.as_secs_f64() / b.as_secs_f64();
