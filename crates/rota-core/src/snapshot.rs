@@ -64,6 +64,7 @@ impl<T> std::fmt::Debug for SnapshotPolicy<T> {
     }
 }
 
+#[allow(clippy::ptr_arg)] // `Vec::clone_from`'s shape: it reuses `to`'s allocation
 fn column_from<T: Clone>(to: &mut Vec<T>, from: &Vec<T>) {
     to.clone_from(from);
 }

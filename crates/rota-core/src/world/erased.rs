@@ -107,6 +107,7 @@ impl<T: Component> ErasedStore for Store<T> {
 }
 
 /// The value column of an excluded (not `Clone`) component, copied from an empty one.
+#[allow(clippy::ptr_arg)] // the shape of `Vec::clone_from`, which `Cloning::column_from` holds
 fn empty_column<T>(to: &mut Vec<T>, from: &Vec<T>) {
     debug_assert!(
         from.is_empty(),
