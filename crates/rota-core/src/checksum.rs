@@ -4,7 +4,6 @@
 
 use crate::component::Component;
 use crate::entity::Entity;
-use crate::error::ChecksumError;
 use crate::world::World;
 
 /// How one value of `T` is fed to a [`StableHasher`]: `T::stable_hash` as a function pointer,
@@ -227,79 +226,5 @@ impl World {
         }
         C::hash_stores(self, &mut h);
         h.finish()
-    }
-}
-
-impl World {
-    /// A stable checksum of the **whole** world, with no type list: the tick, the entity
-    /// allocator's full state (every slot's generation and whether it is alive, free or
-    /// retired — so it also covers which handles future spawns get), every non-empty store as
-    /// `(slot, value)` pairs in ascending slot order, and every resource present.
-    ///
-    /// Stores and resources are visited in order of their type's `std::any::type_name`
-    /// (registration order breaks ties), not registration order: two worlds with equal
-    /// contents hash alike whichever type each met first. Empty stores are skipped, so a
-    /// registered but empty store equals an unregistered one. Deterministic: no `HashMap` is
-    /// walked, and the encoding is [`StableHash`]'s (fixed little-endian).
-    ///
-    /// This is the checksum to hand a rollback library (GGRS compares it across re-simulated
-    /// frames): it cannot forget a component type added later.
-    ///
-    /// # Errors
-    ///
-    /// [`ChecksumError`] naming a non-empty component store or a present resource whose type
-    /// has no stable hash (derive [`StableHash`] for it; the `Component`/`Resource` derives
-    /// pick it up). A checksum that silently skipped state would hide exactly the divergence
-    /// it is for.
-    ///
-    /// ```
-    /// use rota_core::World;
-    /// let mut a = World::new();
-    /// let b = World::new();
-    /// assert_eq!(a.full_checksum(), b.full_checksum());
-    /// a.spawn();
-    /// assert_ne!(a.full_checksum(), b.full_checksum());
-    /// ```
-    pub fn full_checksum(&self) -> Result<u64, ChecksumError> {
-        let mut h = StableHasher::new();
-        self.tick().stable_hash(&mut h);
-        self.entities.stable_hash_state(&mut h);
-
-        let mut stores: Vec<usize> = (0..self.stores.len())
-            .filter(|&i| self.stores[i].store.len() > 0)
-            .collect();
-        stores.sort_by_key(|&i| self.stores[i].store.type_name());
-        stores.len().stable_hash(&mut h);
-        for i in stores {
-            let entry = &self.stores[i];
-            entry.name.stable_hash(&mut h);
-            entry.store.len().stable_hash(&mut h);
-            if !entry.store.stable_hash_values(&mut h) {
-                return Err(ChecksumError::ComponentNotHashable {
-                    component: entry.name,
-                });
-            }
-        }
-
-        let entries = &self.resources.entries;
-        let mut present: Vec<usize> = (0..entries.len())
-            .filter(|&i| entries[i].value.is_some())
-            .collect();
-        present.sort_by_key(|&i| (entries[i].fns.type_name)());
-        present.len().stable_hash(&mut h);
-        for i in present {
-            let entry = &entries[i];
-            entry.name.stable_hash(&mut h);
-            let hashed = entry
-                .value
-                .as_deref()
-                .is_some_and(|v| (entry.fns.stable_hash)(v, &mut h));
-            if !hashed {
-                return Err(ChecksumError::ResourceNotHashable {
-                    resource: entry.name,
-                });
-            }
-        }
-        Ok(h.finish())
     }
 }

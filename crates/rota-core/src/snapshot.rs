@@ -128,7 +128,7 @@ impl<T> SnapshotPolicy<T> {
 /// world.restore(&saved);
 /// assert_eq!(world.get::<Hp>(a).unwrap().0, 10);
 /// assert!(!world.is_alive(b));
-/// /// let c = world.spawn(); // the next fresh slot, as if the despawn never happened
+/// let c = world.spawn(); // the next fresh slot, as if the despawn never happened
 /// assert_eq!((c.slot(), c.generation()), (1, 0));
 /// # Ok::<(), rota_core::SnapshotError>(())
 /// ```

@@ -1,6 +1,7 @@
 //! The `World`: the entity allocator, one store per component type, resources and the tick.
 
 mod erased;
+mod full_checksum;
 mod membership;
 mod registry;
 pub(crate) mod resources;
