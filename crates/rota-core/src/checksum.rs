@@ -8,7 +8,7 @@ use crate::world::World;
 
 /// How one value of `T` is fed to a [`StableHasher`]: `T::stable_hash` as a function pointer,
 /// so the world can hash stores whose type it has erased
-/// ([`Component::stable_hash_fn`](crate::Component::stable_hash_fn)).
+/// ([`Component::stable_hash_fn`]).
 pub type StableHashFn<T> = fn(&T, &mut StableHasher);
 
 /// A 64-bit FNV-1a hasher over explicit little-endian bytes.
