@@ -108,7 +108,7 @@ fn changed(c: &mut Criterion) {
 #[derive(Event, Clone, Copy)]
 struct Ping(u64);
 
-#[derive(Resource, Default)]
+#[derive(Resource, Default, Clone)]
 struct Sum(u64);
 
 const EVENTS: u64 = 100_000;

@@ -5,9 +5,9 @@
 
 use rota::{Component, Entity, World};
 
-#[derive(Component, Debug)]
+#[derive(Component, Clone, Debug)]
 struct Hp(i32);
-#[derive(Component, Debug)]
+#[derive(Component, Clone, Debug)]
 struct Corpse;
 
 fn main() {

@@ -5,13 +5,13 @@
 
 use rota::{Component, Entity, QueryGetError, With, Without, World};
 
-#[derive(Component, Debug)]
+#[derive(Component, Clone, Debug)]
 struct Name(&'static str);
-#[derive(Component, Debug)]
+#[derive(Component, Clone, Debug)]
 struct Hp(i32);
-#[derive(Component, Debug)]
+#[derive(Component, Clone, Debug)]
 struct Armor(i32);
-#[derive(Component)]
+#[derive(Component, Clone)]
 struct Player;
 
 fn main() {

@@ -17,7 +17,7 @@ struct Velocity {
     dy: f32,
 }
 
-#[derive(Component, Debug)]
+#[derive(Component, Clone, Debug)]
 struct Name(&'static str);
 
 // The compiler holds this system to its declaration: touching anything else does not compile.

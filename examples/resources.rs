@@ -4,11 +4,11 @@
 
 use rota::{Component, Query, Res, ResMut, Resource, World, system};
 
-#[derive(Resource)]
+#[derive(Resource, Clone)]
 struct Gravity(f32);
-#[derive(Resource, Default, Debug)]
+#[derive(Resource, Clone, Default, Debug)]
 struct Falls(u32);
-#[derive(Component)]
+#[derive(Component, Clone)]
 struct Height(f32);
 
 #[system(reads(Gravity), writes(Height, Falls))]

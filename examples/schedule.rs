@@ -4,11 +4,11 @@
 
 use rota::{Component, Query, Schedule, World, system};
 
-#[derive(Component)]
+#[derive(Component, Clone)]
 struct Position(f32);
-#[derive(Component)]
+#[derive(Component, Clone)]
 struct Velocity(f32);
-#[derive(Component)]
+#[derive(Component, Clone)]
 struct Age(u32);
 
 #[system(reads(Velocity), writes(Position))]

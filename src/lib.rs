@@ -9,9 +9,9 @@
 //! ```
 //! use rota::{Component, Query, Schedule, World, system};
 //!
-//! #[derive(Component, Debug, PartialEq)]
+//! #[derive(Component, Clone, Debug, PartialEq)]
 //! struct Position(f32);
-//! #[derive(Component)]
+//! #[derive(Component, Clone)]
 //! struct Velocity(f32);
 //!
 //! #[system(reads(Velocity), writes(Position))]
@@ -35,8 +35,10 @@
 //!
 //! * [`rota_core`] — entities, ordered sparse-set stores, the [`World`], queries
 //!   ([`Query`], [`With`], [`Without`]), resources ([`Res`], [`ResMut`]), [`Commands`], system
-//!   plumbing ([`IntoSystem`], the bound on [`ScheduleBuilder::add`] and [`World::run`]) and the
-//!   stable checksum ([`StableHash`](trait@StableHash), [`World::checksum`]);
+//!   plumbing ([`IntoSystem`], the bound on [`ScheduleBuilder::add`] and [`World::run`]), the
+//!   stable checksum ([`StableHash`](trait@StableHash), [`World::checksum`],
+//!   [`World::full_checksum`]) and snapshots for rollback ([`World::snapshot`] → [`Snapshot`],
+//!   [`World::restore`], [`SnapshotPolicy`]);
 //! * `rota_macros` — [`#[derive(Component)]`](derive@Component),
 //!   [`#[derive(Resource)]`](derive@Resource), [`#[derive(StableHash)]`](derive@StableHash),
 //!   [`#[derive(SystemParam)]`](derive@SystemParam) and [`#[system]`](macro@system);
@@ -46,6 +48,32 @@
 //! The repository's `README.md` has the tour (its code blocks are compiled as doc tests of this
 //! crate, so they cannot rot, but they are not shown on this page); `ARCHITECTURE.md` has the
 //! map of the code.
+//!
+//! ## Rollback
+//!
+//! A [`Snapshot`] is a copy of the whole world; restoring it gives back a world with the same
+//! state and the same future (the same handles for later spawns included), and
+//! [`World::full_checksum`] hashes all of it without a type list — what rollback netcode
+//! (GGRS's save / load / checksum requests) needs. Derived components and resources must be
+//! `Clone` for that, or say `#[component(no_snapshot)]`.
+//!
+//! ```
+//! use rota::{Component, StableHash, World};
+//!
+//! #[derive(Component, StableHash, Clone)]
+//! struct Hp(u32);
+//!
+//! let mut world = World::new();
+//! let e = world.spawn_with((Hp(3),));
+//! let saved = world.snapshot()?;
+//! let before = world.full_checksum()?;
+//! world.get_mut::<Hp>(e).unwrap().0 = 0;
+//! world.restore(&saved);
+//! assert_eq!(world.full_checksum()?, before);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! `examples/rollback.rs` runs a two-player game under GGRS's `SyncTestSession`.
 //!
 //! ## Non-goals
 //!
@@ -64,10 +92,11 @@ pub use rota_core::{
     EventWriter, Events, Tick,
 };
 pub use rota_core::{
-    ApplyReport, Bundle, CommandError, CommandKind, CommandQueue, Commands, Component, Entities,
-    EntitiesIter, Entity, EntityNotAlive, Iter, IterMut, MismatchReason, QueryAliasError,
-    QueryData, QueryGetError, QueryIter, ReadOnlyQueryData, Resource, ResourceError, SpawnError,
-    Store, StoreError, With, Without, World, join,
+    ApplyReport, Bundle, ChecksumError, CommandError, CommandKind, CommandQueue, Commands,
+    Component, Entities, EntitiesIter, Entity, EntityNotAlive, Iter, IterMut, MismatchReason,
+    QueryAliasError, QueryData, QueryGetError, QueryIter, ReadOnlyQueryData, Resource,
+    ResourceError, Snapshot, SnapshotError, SnapshotPolicy, SpawnError, Store, StoreError, With,
+    Without, World, join,
 };
 pub use rota_macros::{Component, Event, Resource, StableHash, SystemParam, system};
 pub use rota_schedule::{
@@ -153,6 +182,76 @@ pub mod __private {
 
     /// As [`component_must_be_send_sync_static`], for resources.
     pub const fn resource_must_be_send_sync_static<T: Send + Sync + 'static>() {}
+
+    pub use rota_core::checksum::StableHashFn;
+    pub use rota_core::snapshot::SnapshotPolicy;
+
+    /// `Clone`, with a message for components that are not: snapshots copy every store.
+    #[diagnostic::on_unimplemented(
+        message = "component `{Self}` is not `Clone`, so world snapshots cannot copy it",
+        label = "`{Self}` must be `Clone`",
+        note = "derive `Clone` for `{Self}`, or add `#[component(no_snapshot)]` to exclude it: then `World::snapshot` fails, naming `{Self}`, while any entity holds one"
+    )]
+    pub trait ComponentClone: Clone {}
+    impl<T: Clone> ComponentClone for T {}
+
+    /// `Clone`, with a message for resources that are not.
+    #[diagnostic::on_unimplemented(
+        message = "resource `{Self}` is not `Clone`, so world snapshots cannot copy it",
+        label = "`{Self}` must be `Clone`",
+        note = "derive `Clone` for `{Self}`, or add `#[resource(no_snapshot)]` to exclude it: then `World::snapshot` fails, naming `{Self}`, while it is in the world"
+    )]
+    pub trait ResourceClone: Clone {}
+    impl<T: Clone> ResourceClone for T {}
+
+    /// The derive's `Component::SNAPSHOT`; fails to compile, naming `T`, if `T` is not `Clone`.
+    pub const fn component_snapshot_by_clone<T: ComponentClone>() -> SnapshotPolicy<T> {
+        SnapshotPolicy::CLONE
+    }
+
+    /// The derive's `Resource::SNAPSHOT`; fails to compile, naming `T`, if `T` is not `Clone`.
+    pub const fn resource_snapshot_by_clone<T: ResourceClone>() -> SnapshotPolicy<T> {
+        SnapshotPolicy::CLONE
+    }
+
+    /// Finds `T`'s stable hash function, if `T: StableHash`, by method resolution order
+    /// (see the derive's expansion).
+    pub struct HashProbe<T>(::core::marker::PhantomData<fn() -> T>);
+
+    impl<T> HashProbe<T> {
+        /// A probe for `T`.
+        pub const fn new() -> Self {
+            HashProbe(::core::marker::PhantomData)
+        }
+    }
+
+    impl<T> Default for HashProbe<T> {
+        fn default() -> Self {
+            HashProbe::new()
+        }
+    }
+
+    /// Chosen first, when `T: StableHash`.
+    pub trait HashProbeStableHash<T> {
+        /// `Some(T::stable_hash)`.
+        fn stable_hash_fn(&self) -> Option<StableHashFn<T>>;
+    }
+    impl<T: StableHash> HashProbeStableHash<T> for &HashProbe<T> {
+        fn stable_hash_fn(&self) -> Option<StableHashFn<T>> {
+            Some(<T as StableHash>::stable_hash)
+        }
+    }
+
+    /// The fallback: no stable hash.
+    pub trait HashProbeFallback<T> {
+        /// `None`.
+        fn stable_hash_fn(&self) -> Option<StableHashFn<T>>;
+    }
+    impl<T> HashProbeFallback<T> for HashProbe<T> {
+        fn stable_hash_fn(&self) -> Option<StableHashFn<T>> {
+            None
+        }
+    }
 }
 
 /// The README's code blocks, compiled and run as doc tests so they cannot rot.

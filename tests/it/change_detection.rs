@@ -161,7 +161,7 @@ fn sorted(it: impl Iterator<Item = Entity>) -> Vec<Entity> {
     v
 }
 
-#[derive(Resource, Default)]
+#[derive(Resource, Default, Clone)]
 struct Seen(Vec<Vec<u32>>);
 
 #[system(reads(Val), writes(Seen))]

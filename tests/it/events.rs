@@ -16,13 +16,13 @@ use rota::{
 #[derive(Event, Clone, Debug, PartialEq)]
 struct Ping(u64);
 
-#[derive(Resource, Default)]
+#[derive(Resource, Default, Clone)]
 struct Got {
     events: Vec<u64>,
     missed: u64,
 }
 
-#[derive(Resource, Default)]
+#[derive(Resource, Default, Clone)]
 struct ToSend(Vec<u64>);
 
 #[system(reads(ToSend), sends(Ping))]
@@ -124,7 +124,7 @@ proptest! {
     }
 }
 
-#[derive(Resource, Default)]
+#[derive(Resource, Default, Clone)]
 struct GotB(Vec<u64>);
 
 #[system(receives(Ping), writes(GotB))]
@@ -132,7 +132,7 @@ fn receiver_b(mut pings: EventReader<Ping>, mut got: ResMut<GotB>) {
     got.0.extend(pings.read().map(|p| p.0));
 }
 
-#[derive(Resource, Default)]
+#[derive(Resource, Default, Clone)]
 struct Counter(u64);
 
 #[system(writes(Counter), sends(Ping))]
@@ -175,7 +175,7 @@ fn strided_readers_catch_up_and_readers_do_not_steal_from_each_other() {
     }
 }
 
-#[derive(Resource, Default)]
+#[derive(Resource, Default, Clone)]
 struct Fail(bool);
 
 #[system(receives(Ping), reads(Fail), writes(Got))]

@@ -27,10 +27,10 @@ struct Vel(i64);
 #[derive(Component, Clone, Copy, Debug, PartialEq, Eq)]
 struct Stamp(u64);
 
-#[derive(Resource)]
+#[derive(Resource, Clone)]
 struct Armed(bool);
 
-#[derive(Resource, Default)]
+#[derive(Resource, Clone, Default)]
 struct LaterRuns(u32);
 
 /// Entities `half_writer` rewrites before it panics (when armed).

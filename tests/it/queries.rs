@@ -10,30 +10,30 @@ use rota::{
     Without, World,
 };
 
-#[derive(Component, Debug, PartialEq)]
+#[derive(Component, Clone, Debug, PartialEq)]
 struct A(u32);
 
-#[derive(Component, Debug, PartialEq)]
+#[derive(Component, Clone, Debug, PartialEq)]
 struct B(u32);
 
-#[derive(Component, Debug, PartialEq)]
+#[derive(Component, Clone, Debug, PartialEq)]
 struct C(u32);
 
 /// Never inserted anywhere: its store does not exist.
-#[derive(Component, Debug, PartialEq)]
+#[derive(Component, Clone, Debug, PartialEq)]
 struct Never(u32);
 
-#[derive(Component, Debug, PartialEq)]
+#[derive(Component, Clone, Debug, PartialEq)]
 struct Tag;
 
 /// A generic component: no compile-time unique key, so aliasing is caught at run time.
-#[derive(Component, Debug, PartialEq)]
+#[derive(Component, Clone, Debug, PartialEq)]
 struct G<T>(T);
 
 macro_rules! wide_components {
     ($($name:ident),+) => {
         $(
-            #[derive(Component, Debug, PartialEq)]
+            #[derive(Component, Clone, Debug, PartialEq)]
             struct $name(u32);
         )+
     };

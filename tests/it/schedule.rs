@@ -128,10 +128,10 @@ fn kahn_pops_the_earliest_declared_ready_system() {
 // 2. Conflicts: declaration order decides the direction; non-conflicting systems share batches
 // ---------------------------------------------------------------------------------------------
 
-#[derive(Resource, Debug, Default)]
+#[derive(Resource, Clone, Debug, Default)]
 struct FirstSaw(Vec<i64>);
 
-#[derive(Resource, Debug, Default)]
+#[derive(Resource, Clone, Debug, Default)]
 struct LastSaw(Vec<i64>);
 
 #[system(reads(Pos), writes(FirstSaw))]
@@ -294,9 +294,9 @@ fn an_after_path_overrides_declaration_order_for_a_conflict() {
 
 #[test]
 fn resource_writes_conflict_like_component_writes() {
-    #[derive(Resource)]
+    #[derive(Resource, Clone)]
     struct Counter(u32);
-    #[derive(Resource, Default)]
+    #[derive(Resource, Clone, Default)]
     struct Copy1(u32);
 
     #[system(reads(Counter), writes(Copy1))]
@@ -612,10 +612,10 @@ fn builder_after_orders_independent_systems() {
 // 5. Strides: whole ticks, on the world's absolute tick
 // ---------------------------------------------------------------------------------------------
 
-#[derive(Resource, Debug, Default)]
+#[derive(Resource, Clone, Debug, Default)]
 struct Runs3(u32);
 
-#[derive(Resource, Debug, Default)]
+#[derive(Resource, Clone, Debug, Default)]
 struct Runs1(u32);
 
 #[system(writes(Runs1))]
@@ -723,13 +723,13 @@ fn builder_every_ticks_overrides_the_attribute() {
 #[derive(Component, Debug, Clone, Copy, PartialEq, Eq)]
 struct Spawned(u32);
 
-#[derive(Resource, Debug, Default)]
+#[derive(Resource, Clone, Debug, Default)]
 struct SiblingSaw(Vec<usize>);
 
-#[derive(Resource, Debug, Default)]
+#[derive(Resource, Clone, Debug, Default)]
 struct FollowerSaw(Vec<usize>);
 
-#[derive(Resource, Debug, Default)]
+#[derive(Resource, Clone, Debug, Default)]
 struct ReaderSaw(Vec<usize>);
 
 /// Spawns one `Spawned` entity per run.
@@ -808,7 +808,7 @@ fn commands_apply_at_the_end_of_their_batch() {
 
 #[test]
 fn commands_systems_never_share_a_batch_and_report_skipped_commands() {
-    #[derive(Resource)]
+    #[derive(Resource, Clone)]
     struct Victim(Entity);
 
     #[system(reads(Victim))]
@@ -1016,10 +1016,10 @@ fn run_report_ran_is_in_plan_order() {
 // 8. A panicking system
 // ---------------------------------------------------------------------------------------------
 
-#[derive(Resource)]
+#[derive(Resource, Clone)]
 struct Armed(bool);
 
-#[derive(Resource, Default)]
+#[derive(Resource, Clone, Default)]
 struct AfterBoomRuns(u32);
 
 #[system(reads(Armed), writes(Tag))]

@@ -7,17 +7,17 @@ use std::collections::BTreeSet;
 
 use rota::{Component, Query, ResMut, Resource, Schedule, World, system};
 
-#[derive(Component)]
+#[derive(Component, Clone)]
 struct A(u32);
 
-#[derive(Component)]
+#[derive(Component, Clone)]
 struct B(u32);
 
 /// Names of the threads the systems ran on.
-#[derive(Resource, Default)]
+#[derive(Resource, Clone, Default)]
 struct ThreadsA(BTreeSet<String>);
 
-#[derive(Resource, Default)]
+#[derive(Resource, Clone, Default)]
 struct ThreadsB(BTreeSet<String>);
 
 fn thread_name() -> String {

@@ -25,7 +25,7 @@ struct Fault {
     code: u32,
 }
 
-#[derive(Resource)]
+#[derive(Resource, Clone)]
 struct Armed(bool);
 
 /// Writes every `Hp`, then panics with a `Fault`.
@@ -146,7 +146,7 @@ fn every_panicking_system_is_named_with_its_original_payload() {
     }
 }
 
-#[derive(Resource)]
+#[derive(Resource, Clone)]
 struct FaultAt(i64);
 
 #[system(reads(FaultAt), writes(Hp))]

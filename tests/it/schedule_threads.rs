@@ -17,6 +17,7 @@ struct Vel(i64);
 
 /// Where code ran: `(what, thread id, thread name)`.
 #[derive(Resource, Default)]
+#[resource(no_snapshot)] // a Mutex is not Clone; these tests never snapshot
 struct Seen(Mutex<Vec<(&'static str, ThreadId, Option<String>)>>);
 
 impl Seen {
@@ -144,6 +145,7 @@ fn n_threads_means_the_caller_and_the_schedules_own_workers() {
 
 /// The chunks of one `par_for_each_chunk` walk: `(index, start, entities)`, sorted by index.
 #[derive(Resource, Default)]
+#[resource(no_snapshot)] // a Mutex is not Clone; these tests never snapshot
 struct Chunks(Mutex<Vec<(usize, usize, Vec<Entity>)>>);
 
 #[system(reads(Chunks, Vel), writes(Pos))]
@@ -223,6 +225,7 @@ fn chunk_boundaries_are_multiples_of_par_chunk_on_any_thread_count() {
 /// A per-chunk reduction whose result depends on the chunk boundaries (a float sum, rounded
 /// per chunk), combined in chunk order: the same on any thread count.
 #[derive(Resource, Default)]
+#[resource(no_snapshot)] // a Mutex is not Clone; these tests never snapshot
 struct Partial(Mutex<Vec<(usize, f32)>>);
 
 #[system(reads(Pos, Partial))]

@@ -19,9 +19,9 @@ struct Hp(u64);
 struct Frozen;
 #[derive(Component, Clone, Copy, Debug, PartialEq)]
 struct Marked;
-#[derive(Resource, Debug, Default)]
+#[derive(Resource, Clone, Debug, Default)]
 struct Tally(u64);
-#[derive(Resource, Debug)]
+#[derive(Resource, Clone, Debug)]
 struct Gain(u64);
 
 #[derive(SystemParam)]

@@ -26,33 +26,33 @@ struct Velocity {
     y: f32,
 }
 
-#[derive(Component, Debug, PartialEq)]
+#[derive(Component, Clone, Debug, PartialEq)]
 struct Health(i32);
 
 /// A zero-sized tag.
-#[derive(Component, Debug, PartialEq)]
+#[derive(Component, Clone, Debug, PartialEq)]
 struct Frozen;
 
 /// Never inserted into any world.
-#[derive(Component, Debug, PartialEq)]
+#[derive(Component, Clone, Debug, PartialEq)]
 struct Never(u32);
 
 /// A generic component: no compile-time unique key, so aliasing is caught at run time.
-#[derive(Component, Debug, PartialEq)]
+#[derive(Component, Clone, Debug, PartialEq)]
 struct G<T>(T);
 
-#[derive(Resource, Debug, PartialEq)]
+#[derive(Resource, Clone, Debug, PartialEq)]
 struct Gravity(f32);
 
-#[derive(Resource, Debug, PartialEq, Default)]
+#[derive(Resource, Clone, Debug, PartialEq, Default)]
 struct Score(u32);
 
 /// The entity `heal_target` looks up.
-#[derive(Resource, Debug)]
+#[derive(Resource, Clone, Debug)]
 struct Target(Entity);
 
 /// Where systems report what they saw, for the test to check after `World::run`.
-#[derive(Resource, Debug, Default)]
+#[derive(Resource, Clone, Debug, Default)]
 struct Seen {
     entities: Vec<Entity>,
     values: Vec<i32>,

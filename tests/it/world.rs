@@ -19,22 +19,22 @@ struct B(u32);
 struct Name(String);
 
 /// A zero-sized tag component.
-#[derive(Component, Debug, PartialEq)]
+#[derive(Component, Clone, Debug, PartialEq)]
 struct Tag;
 
-#[derive(Resource, Debug, PartialEq)]
+#[derive(Resource, Clone, Debug, PartialEq)]
 struct Gravity(f32);
 
-#[derive(Resource, Debug, PartialEq, Default)]
+#[derive(Resource, Clone, Debug, PartialEq, Default)]
 struct Log(Vec<String>);
 
-#[derive(Resource, Debug)]
+#[derive(Resource, Clone, Debug)]
 struct Missing;
 
 macro_rules! wide_components {
     ($($name:ident),+) => {
         $(
-            #[derive(Component, Debug, PartialEq)]
+            #[derive(Component, Clone, Debug, PartialEq)]
             struct $name(u32);
         )+
     };
@@ -355,7 +355,7 @@ fn get_mut_writes_in_place_and_refuses_stale_handles() {
 }
 
 /// A component type no test inserts.
-#[derive(Component, Debug, PartialEq)]
+#[derive(Component, Clone, Debug, PartialEq)]
 struct Missing2;
 
 #[test]
@@ -844,7 +844,7 @@ fn despawn_batch_of_a_few_entities_matches_despawning_them_one_by_one() {
 }
 
 /// A generic component: no per-type registry cell, so lookups take the `TypeId` path.
-#[derive(Component, Debug, PartialEq)]
+#[derive(Component, Clone, Debug, PartialEq)]
 struct Numbered<const I: usize>(u32);
 
 #[test]

@@ -127,9 +127,9 @@ fn write_crate(dir: &std::path::Path, systems: bool) -> std::io::Result<()> {
         "#![allow(dead_code, unused_imports)]\nuse rota::{system, Component, Query, Res, Resource};\n",
     );
     for i in 0..20 {
-        src += &format!("#[derive(Component)] pub struct C{i}(pub f32);\n");
+        src += &format!("#[derive(Component, Clone)] pub struct C{i}(pub f32);\n");
     }
-    src += "#[derive(Resource)] pub struct R0(pub f32);\n";
+    src += "#[derive(Resource, Clone)] pub struct R0(pub f32);\n";
     for i in 0..200 {
         let a = i % 20;
         let mut b = (i * 7 + 3) % 20;

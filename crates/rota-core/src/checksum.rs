@@ -6,6 +6,11 @@ use crate::component::Component;
 use crate::entity::Entity;
 use crate::world::World;
 
+/// How one value of `T` is fed to a [`StableHasher`]: `T::stable_hash` as a function pointer,
+/// so the world can hash stores whose type it has erased
+/// ([`Component::stable_hash_fn`]).
+pub type StableHashFn<T> = fn(&T, &mut StableHasher);
+
 /// A 64-bit FNV-1a hasher over explicit little-endian bytes.
 #[derive(Clone, Debug)]
 pub struct StableHasher {
@@ -191,7 +196,8 @@ impl World {
     /// A stable checksum of the world: the tick, every live entity's slot and generation in
     /// ascending order, then the stores of the component types in `C` (a tuple), each as
     /// `(slot, value)` pairs in ascending slot order. Resources are not included; hash them
-    /// yourself with a [`StableHasher`] if they matter.
+    /// yourself with a [`StableHasher`] if they matter, or use [`World::full_checksum`], which
+    /// covers every store and resource without a list.
     ///
     /// ```
     /// use rota_core::{Component, World};

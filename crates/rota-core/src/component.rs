@@ -1,9 +1,13 @@
 //! The `Component` and `Resource` traits: what may live in a `World`.
 
+use crate::checksum::StableHashFn;
+use crate::snapshot::SnapshotPolicy;
+
 /// A type that can be attached to entities and stored in a [`Store`](crate::Store).
 ///
-/// Derive it with `#[derive(Component)]` (from `rota`). Components are `'static + Send + Sync`:
-/// the parallel scheduler hands stores to systems on other threads, so a component must be safe
+/// Derive it with `#[derive(Component, Clone)]` (from `rota`; `Clone` because world snapshots
+/// copy stores, see [`Component::SNAPSHOT`]). Components are `'static + Send + Sync`: the
+/// parallel scheduler hands stores to systems on other threads, so a component must be safe
 /// to send and to share. `Cell`/`RefCell` fields are therefore rejected by the compiler; interior
 /// mutability that *is* `Sync` (`Mutex`, atomics) is outside what rota's access checks can see.
 ///
@@ -35,6 +39,28 @@ pub trait Component: 'static + Send + Sync + Sized {
     /// compile time. There is deliberately no default: a hand-written impl must choose.
     const UNIQUE_KEY: Option<&'static str>;
 
+    /// How [`World::snapshot`](crate::World::snapshot) copies this type's store.
+    ///
+    /// The derive writes [`SnapshotPolicy::CLONE`], so a component that is not `Clone` is a
+    /// compile error at its `#[derive(Component)]` naming it; `#[component(no_snapshot)]`
+    /// writes [`SnapshotPolicy::EXCLUDED`] instead. **A hand-written impl defaults to
+    /// `EXCLUDED`**: write `const SNAPSHOT: SnapshotPolicy<Self> = SnapshotPolicy::CLONE;` to
+    /// opt in. An excluded type is never silently left out: `World::snapshot` fails with
+    /// [`SnapshotError::NotSnapshottable`](crate::SnapshotError) naming it while any entity
+    /// has one.
+    const SNAPSHOT: SnapshotPolicy<Self> = SnapshotPolicy::EXCLUDED;
+
+    /// How [`World::full_checksum`](crate::World::full_checksum) hashes one value, if it can.
+    ///
+    /// The derive returns `Some` when the type implements
+    /// [`StableHash`](crate::checksum::StableHash) (e.g. `#[derive(StableHash)]`) and `None`
+    /// otherwise; a hand-written impl returns `None` unless it overrides this (with
+    /// `Some(StableHash::stable_hash)`). Known limit: the derive decides per concrete type, so
+    /// a *generic* component (`Wrapper<T>`) gets `None` even when it implements `StableHash`.
+    fn stable_hash_fn() -> Option<StableHashFn<Self>> {
+        None
+    }
+
     /// Generated code only: a per-type cell the world uses to find this type's store with one
     /// array index (`world/registry.rs`). The derive gives each non-generic type its own static;
     /// `None` (generic or hand-written types) falls back to a `TypeId` search.
@@ -46,7 +72,8 @@ pub trait Component: 'static + Send + Sync + Sized {
 
 /// A type that can be stored once per world as a resource (a grid, an RNG, statistics).
 ///
-/// Derive it with `#[derive(Resource)]`. Like components, resources are `'static + Send + Sync`.
+/// Derive it with `#[derive(Resource, Clone)]` (`Clone`: see [`Resource::SNAPSHOT`]). Like
+/// components, resources are `'static + Send + Sync`.
 ///
 /// ```
 /// use rota_core::{Resource, World};
@@ -72,4 +99,15 @@ pub trait Resource: 'static + Send + Sync + Sized {
     /// A string no other resource type shares, for compile-time aliasing checks (`Res<G>` and
     /// `ResMut<G>` in one system); see [`Component::UNIQUE_KEY`].
     const UNIQUE_KEY: Option<&'static str>;
+
+    /// How [`World::snapshot`](crate::World::snapshot) copies this resource; see
+    /// [`Component::SNAPSHOT`] (same rules: the derive requires `Clone` unless
+    /// `#[resource(no_snapshot)]`; a hand-written impl defaults to `EXCLUDED`).
+    const SNAPSHOT: SnapshotPolicy<Self> = SnapshotPolicy::EXCLUDED;
+
+    /// How [`World::full_checksum`](crate::World::full_checksum) hashes this resource, if it
+    /// can; see [`Component::stable_hash_fn`].
+    fn stable_hash_fn() -> Option<StableHashFn<Self>> {
+        None
+    }
 }

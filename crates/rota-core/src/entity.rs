@@ -138,11 +138,27 @@ struct Slot {
 /// Measured: the `BTreeSet<u32>` it replaces spent ~40% of a 10k-entity shuffled despawn in
 /// its inserts (`perf record` on `cargo bench --bench workloads -- despawn/loop`, see
 /// docs/benchmarks.md).
-#[derive(Clone, Debug, Default)]
+#[derive(Debug, Default)]
 struct FreeSlots {
     bits: Vec<u64>,
     summary: Vec<u64>,
     len: usize,
+}
+
+impl Clone for FreeSlots {
+    fn clone(&self) -> Self {
+        let mut copy = FreeSlots::default();
+        copy.clone_from(self);
+        copy
+    }
+
+    /// Exhaustive on purpose: a new field must be copied here (snapshots restore through this).
+    fn clone_from(&mut self, source: &Self) {
+        let FreeSlots { bits, summary, len } = self;
+        bits.clone_from(&source.bits);
+        summary.clone_from(&source.summary);
+        *len = source.len;
+    }
 }
 
 impl FreeSlots {
@@ -256,13 +272,40 @@ impl FreeSlots {
 /// assert_eq!((c.slot(), c.generation()), (0, 1));
 /// assert_eq!(entities.iter().collect::<Vec<_>>(), vec![c, b]);
 /// ```
-#[derive(Clone, Debug)]
+#[derive(Debug)]
 pub struct Entities {
     slots: Vec<Slot>,
     free: FreeSlots,
     alive: u32,
     first_generation: u32,
     slot_limit: u32,
+}
+
+/// A copy of the whole allocator: every slot's generation and state, the free set, the limit.
+/// `clone_from` reuses allocations (world snapshots restore through it).
+impl Clone for Entities {
+    fn clone(&self) -> Self {
+        let mut copy = Entities::new();
+        copy.clone_from(self);
+        copy
+    }
+
+    /// Exhaustive on purpose: a field added to `Entities` is a compile error here until it is
+    /// copied, so a restored world can never hand out different handles than the original.
+    fn clone_from(&mut self, source: &Self) {
+        let Entities {
+            slots,
+            free,
+            alive,
+            first_generation,
+            slot_limit,
+        } = self;
+        slots.clone_from(&source.slots);
+        free.clone_from(&source.free);
+        *alive = source.alive;
+        *first_generation = source.first_generation;
+        *slot_limit = source.slot_limit;
+    }
 }
 
 impl Default for Entities {
@@ -496,6 +539,25 @@ impl Entities {
                 Ok(())
             }
             _ => Err(EntityNotAlive(entity)),
+        }
+    }
+
+    /// Feeds the allocator's whole state to `h`: the limit, the first generation, and every
+    /// slot's generation and state (alive, free or retired), in slot order. The free set is a
+    /// function of the states, so two allocators that hash alike hand out the same handles.
+    pub(crate) fn stable_hash_state(&self, h: &mut crate::checksum::StableHasher) {
+        use crate::checksum::StableHash;
+        self.slot_limit.stable_hash(h);
+        self.first_generation.stable_hash(h);
+        self.slots.len().stable_hash(h);
+        for slot in &self.slots {
+            slot.generation.stable_hash(h);
+            let state: u8 = match slot.state {
+                SlotState::Alive => 0,
+                SlotState::Free => 1,
+                SlotState::Retired => 2,
+            };
+            state.stable_hash(h);
         }
     }
 

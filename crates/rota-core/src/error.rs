@@ -182,3 +182,56 @@ pub struct SplitError {
     /// The type both access.
     pub name: &'static str,
 }
+
+/// Why [`World::snapshot`](crate::World::snapshot) could not copy the world. The world is
+/// unchanged and no partial snapshot exists.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum SnapshotError {
+    /// A component excluded from snapshots (`#[component(no_snapshot)]`, or a hand-written
+    /// impl left at `SnapshotPolicy::EXCLUDED`) is held by at least one entity.
+    #[error(
+        "component `{component}` is excluded from snapshots (no_snapshot) but {held} entities \
+         hold one; remove them before snapshotting, or make `{component}` Clone and drop \
+         no_snapshot"
+    )]
+    ComponentExcluded {
+        /// The component's name.
+        component: &'static str,
+        /// How many entities hold it.
+        held: usize,
+    },
+    /// A resource excluded from snapshots is in the world.
+    #[error(
+        "resource `{resource}` is excluded from snapshots (no_snapshot) but is in the world; \
+         remove it before snapshotting, or make it Clone and drop no_snapshot"
+    )]
+    ResourceExcluded {
+        /// The resource's name.
+        resource: &'static str,
+    },
+}
+
+/// Why [`World::full_checksum`](crate::World::full_checksum) could not hash the whole world.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum ChecksumError {
+    /// A component held by at least one entity has no stable hash.
+    #[error(
+        "component `{component}` has no stable hash, so a whole-world checksum cannot cover it; \
+         add #[derive(StableHash)] to `{component}`"
+    )]
+    ComponentNotHashable {
+        /// The component's name.
+        component: &'static str,
+    },
+    /// A resource in the world has no stable hash.
+    #[error(
+        "resource `{resource}` has no stable hash, so a whole-world checksum cannot cover it; \
+         add #[derive(StableHash)] to `{resource}`"
+    )]
+    ResourceNotHashable {
+        /// The resource's name.
+        resource: &'static str,
+    },
+}

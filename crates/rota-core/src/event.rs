@@ -29,8 +29,10 @@ use std::collections::{BTreeMap, VecDeque};
 use std::marker::PhantomData;
 use std::sync::{Mutex, PoisonError};
 
+use crate::checksum::{StableHash, StableHashFn};
 use crate::commands::{CommandQueue, EventOp};
 use crate::component::Resource;
+use crate::snapshot::SnapshotPolicy;
 use crate::world::World;
 
 /// How many events a channel retains unless [`World::init_events`] says otherwise.
@@ -87,6 +89,23 @@ impl<E: Event> Resource for Events<E> {
     // Generic: no `const` identity. Systems never declare the channel itself (they declare
     // `sends(E)` / `receives(E)`), so nothing compares this key.
     const UNIQUE_KEY: Option<&'static str> = None;
+    /// Events are `Clone`: a snapshot copies the retained events and every reader's cursor.
+    const SNAPSHOT: SnapshotPolicy<Self> = SnapshotPolicy::CLONE;
+
+    /// The channel's positions — sequence numbers, capacity, and the readers' cursors (as a
+    /// sorted list: their keys hold `TypeId`s, which differ between builds) — not the payloads,
+    /// which need not be `StableHash`. A payload that differs shows up in the checksum as soon
+    /// as a reader acts on it.
+    fn stable_hash_fn() -> Option<StableHashFn<Self>> {
+        Some(|events, h| {
+            events.first.stable_hash(h);
+            (events.queue.len() as u64).stable_hash(h);
+            (events.capacity as u64).stable_hash(h);
+            let mut cursors: Vec<u64> = events.cursors.values().copied().collect();
+            cursors.sort_unstable();
+            cursors.stable_hash(h);
+        })
+    }
 }
 
 impl<E> Events<E> {

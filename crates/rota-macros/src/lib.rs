@@ -9,7 +9,9 @@
 //! * `#[derive(Component)]`, `#[derive(Resource)]` and `#[derive(Event)]` implement the marker
 //!   traits for
 //!   `'static + Send + Sync` structs and enums. Unions, lifetime parameters and non-`Send + Sync`
-//!   types are compile errors that say why.
+//!   types are compile errors that say why. The types must also be `Clone` (world snapshots
+//!   copy them) unless marked `#[component(no_snapshot)]` / `#[resource(no_snapshot)]`; a type
+//!   that also implements `StableHash` is covered by `World::full_checksum`.
 //! * `#[system(reads(..), writes(..), defers(..), sends(..), receives(..), after(..),
 //!   every_ticks = N)]` turns a function into a system whose body **cannot compile** if it
 //!   touches a component or resource it did not declare (writes imply reads), or sends or
@@ -72,13 +74,21 @@ pub(crate) fn combine(errors: Vec<syn::Error>) -> syn::Result<()> {
 /// Implements `rota::Component` for a struct or enum.
 ///
 /// Components must be `'static + Send + Sync`: the parallel scheduler hands stores to systems
-/// on other threads.
+/// on other threads. They must also be `Clone`, because `World::snapshot` copies every store —
+/// a component that is not `Clone` is a compile error here, naming it — unless marked
+/// `#[component(no_snapshot)]`: then `World::snapshot` returns an error naming the component
+/// while any entity holds one (never a snapshot that silently lacks it). If the type also
+/// implements `StableHash`, `World::full_checksum` covers its store.
 ///
 /// ```ignore
-/// #[derive(rota::Component)]
+/// #[derive(rota::Component, Clone)]
 /// struct Position { x: f32, y: f32 }
+///
+/// #[derive(rota::Component, Clone)]
+/// #[component(no_snapshot)]
+/// struct GpuHandle(std::sync::Mutex<u32>);
 /// ```
-#[proc_macro_derive(Component)]
+#[proc_macro_derive(Component, attributes(component))]
 pub fn derive_component(input: TokenStream) -> TokenStream {
     derive::derive(input.into(), derive::Kind::Component).into()
 }
@@ -123,15 +133,15 @@ pub fn derive_component(input: TokenStream) -> TokenStream {
 /// ```
 /// use rota::{system, Commands, Component, Entity, Local, Query, Res, Resource, With, World};
 ///
-/// #[derive(Component)]
+/// #[derive(Component, Clone)]
 /// struct Position(f32);
-/// #[derive(Component)]
+/// #[derive(Component, Clone)]
 /// struct Velocity(f32);
-/// #[derive(Component)]
+/// #[derive(Component, Clone)]
 /// struct Player;
-/// #[derive(Component)]
+/// #[derive(Component, Clone)]
 /// struct Escaped;
-/// #[derive(Resource)]
+/// #[derive(Resource, Clone)]
 /// struct Bounds(f32);
 ///
 /// #[system(reads(Velocity, Player, Bounds), writes(Position), defers(Escaped))]
@@ -163,8 +173,8 @@ pub fn derive_component(input: TokenStream) -> TokenStream {
 ///
 /// ```compile_fail
 /// # use rota::{system, Component, Query};
-/// # #[derive(Component)] struct Position(f32);
-/// # #[derive(Component)] struct Health(u32);
+/// # #[derive(Component, Clone)] struct Position(f32);
+/// # #[derive(Component, Clone)] struct Health(u32);
 /// #[system(writes(Position))]
 /// fn movement(mut q: Query<(&mut Position, &mut Health)>) {} // Health: not declared
 /// ```
@@ -229,7 +239,11 @@ pub fn derive_event(input: TokenStream) -> TokenStream {
 }
 
 /// Implements `rota::Resource` for a struct or enum (stored once per world).
-#[proc_macro_derive(Resource)]
+///
+/// Like components, resources must be `Clone` (snapshots copy them) unless marked
+/// `#[resource(no_snapshot)]`, and are covered by `World::full_checksum` if they implement
+/// `StableHash`.
+#[proc_macro_derive(Resource, attributes(resource))]
 pub fn derive_resource(input: TokenStream) -> TokenStream {
     derive::derive(input.into(), derive::Kind::Resource).into()
 }

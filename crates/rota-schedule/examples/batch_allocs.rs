@@ -13,9 +13,9 @@
 use rota::rota_schedule::Schedule;
 use rota::{Component, Query, World, system};
 
-#[derive(Component)]
+#[derive(Component, Clone)]
 struct Left(u32);
-#[derive(Component)]
+#[derive(Component, Clone)]
 struct Right(u32);
 
 #[system(writes(Left))]

@@ -45,9 +45,9 @@
 //! use rota::{system, Component, Query, World};
 //! use rota::rota_schedule::Schedule;
 //!
-//! #[derive(Component)]
+//! #[derive(Component, Clone)]
 //! struct Position(f32);
-//! #[derive(Component)]
+//! #[derive(Component, Clone)]
 //! struct Velocity(f32);
 //!
 //! #[system(reads(Velocity), writes(Position))]

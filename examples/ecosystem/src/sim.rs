@@ -47,7 +47,7 @@ struct Prey;
 struct Predator;
 
 /// The world's side length in cells and per-cell grass.
-#[derive(Resource)]
+#[derive(Resource, Clone)]
 struct Field {
     side: usize,
     grass: Vec<f32>,
@@ -64,7 +64,7 @@ impl Field {
 
 /// Prey per cell, rebuilt every tick (spatial buckets for hunting), as one array sorted by cell
 /// (a counting sort): cell `c` holds `entities[start[c]..start[c] + len[c]]`.
-#[derive(Resource, Default)]
+#[derive(Resource, Clone, Default)]
 struct PreyGrid {
     start: Vec<u32>,
     len: Vec<u32>,
@@ -85,7 +85,7 @@ impl PreyGrid {
 
 /// xorshift64*: a tiny portable PRNG. Stored as a resource, so every draw is world state and
 /// systems that draw are serialized by their declared `writes(Rng)`.
-#[derive(Resource)]
+#[derive(Resource, Clone)]
 struct Rng(u64);
 
 impl Rng {
@@ -142,7 +142,7 @@ pub struct Kill {
 }
 
 /// Population history: the initial row, then one row per tick.
-#[derive(Resource, Default)]
+#[derive(Resource, Clone, Default)]
 pub struct Stats {
     /// Oldest first; `rows[t].tick == t`.
     pub rows: Vec<Row>,

@@ -156,7 +156,11 @@ fn the_table_starts_with_the_world_before_the_first_tick_and_ends_at_the_last() 
         .expect("a tick-0 row")
         .split_whitespace()
         .collect();
-    assert_eq!(first, ["0", "180", "20", "450"], "{out}");
+    assert_eq!(
+        first,
+        ["0", "180", "20", "450", "0", "0", "0", "0"],
+        "{out}"
+    );
 }
 
 #[test]

@@ -2,7 +2,7 @@ use std::cell::Cell;
 
 use rota::Component;
 
-#[derive(Component)]
+#[derive(Component, Clone)]
 struct Counter {
     hits: Cell<u32>,
 }

@@ -9,7 +9,7 @@ fn shoot(mut hits: EventWriter<Hit>) {
     hits.send(Hit(2));
 }
 
-#[derive(rota::Resource, Default)]
+#[derive(rota::Resource, Default, Clone)]
 struct Total(u32);
 
 #[system(receives(Hit), writes(Total))]

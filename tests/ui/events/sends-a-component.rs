@@ -1,7 +1,7 @@
 // Only events can be declared in `sends(..)`/`receives(..)`.
 use rota::{Component, system};
 
-#[derive(Component)]
+#[derive(Component, Clone)]
 struct Position(f32);
 
 #[system(sends(Position))]

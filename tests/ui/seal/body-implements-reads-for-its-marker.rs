@@ -2,11 +2,11 @@
 
 use rota::{system, Commands, Component, Entity, Query, Res, ResMut, Resource, SystemParam, With, Without, World};
 
-#[derive(Component)]
+#[derive(Component, Clone)]
 struct Position(f32);
-#[derive(Component)]
+#[derive(Component, Clone)]
 struct Health(u32);
-#[derive(Resource)]
+#[derive(Resource, Clone)]
 struct Gravity(f32);
 
 

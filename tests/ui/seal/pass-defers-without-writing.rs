@@ -2,9 +2,9 @@
 //! so it does not conflict with readers and writers of `T` in its batch.
 use rota::{system, Commands, Component, Entity, Query, Schedule, World};
 
-#[derive(Component)]
+#[derive(Component, Clone)]
 struct Health(u32);
-#[derive(Component)]
+#[derive(Component, Clone)]
 struct Dead;
 
 #[system(reads(Health), defers(Dead, Health))]

@@ -1,13 +1,13 @@
 //! `#[derive(SystemParam)]` composes checked parameters; its access is the union of its fields'.
 use rota::{system, Commands, Component, Entity, Query, Res, Resource, SystemParam, World};
 
-#[derive(Component)]
+#[derive(Component, Clone)]
 struct Position(f32);
-#[derive(Component)]
+#[derive(Component, Clone)]
 struct Velocity(f32);
-#[derive(Component)]
+#[derive(Component, Clone)]
 struct Marked;
-#[derive(Resource)]
+#[derive(Resource, Clone)]
 struct Gravity(f32);
 
 #[derive(SystemParam)]

@@ -2,9 +2,9 @@
 //! (structural changes are deferred): `&mut H` with `With<H>` does not alias. bevy accepts both.
 use rota::{system, Component, Query, With, World};
 
-#[derive(Component)]
+#[derive(Component, Clone)]
 struct Health(u32);
-#[derive(Component)]
+#[derive(Component, Clone)]
 struct Position(f32);
 
 #[system(writes(Health))]

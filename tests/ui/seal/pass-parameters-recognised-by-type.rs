@@ -2,9 +2,9 @@
 //! `macro_rules!` `$t:ty` are ordinary parameters.
 use rota::{system, Component, Query as Q, Res as R, Resource, World};
 
-#[derive(Component)]
+#[derive(Component, Clone)]
 struct Health(u32);
-#[derive(Resource)]
+#[derive(Resource, Clone)]
 struct Bonus(u32);
 
 type Healthy<'w> = Q<'w, &'static mut Health>;

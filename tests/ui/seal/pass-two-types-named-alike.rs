@@ -2,11 +2,11 @@
 //! components: a system may write one and read the other.
 use rota::{system, Component, Query, World};
 
-#[derive(Component)]
+#[derive(Component, Clone)]
 struct Health(u32);
 
 fn main() {
-    #[derive(Component)]
+    #[derive(Component, Clone)]
     struct Health(u32);
 
     #[system(writes(Health), reads(self::Health))]

@@ -1,7 +1,7 @@
 // `Added<T>` reads `T`'s change ticks: `T` must be declared like any read.
 use rota::{Added, Component, Entity, Query, system};
 
-#[derive(Component)]
+#[derive(Component, Clone)]
 struct Health(u32);
 
 #[system()]

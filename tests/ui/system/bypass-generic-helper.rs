@@ -3,9 +3,9 @@
 use rota::rota_core::system::Writes;
 use rota::{system, Commands, Component, Entity, Query};
 
-#[derive(Component)]
+#[derive(Component, Clone)]
 struct Position(f32);
-#[derive(Component)]
+#[derive(Component, Clone)]
 struct Health(u32);
 
 // A generic helper must state what it writes; the system that calls it must have declared it.

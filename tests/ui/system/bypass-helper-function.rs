@@ -2,7 +2,7 @@
 
 use rota::{system, Component, Query};
 
-#[derive(Component)]
+#[derive(Component, Clone)]
 struct Health(u32);
 
 // A helper written for "any" query of `&mut Health` is written for the unrestricted marker;

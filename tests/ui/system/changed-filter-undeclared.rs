@@ -1,7 +1,7 @@
 // `Changed<T>` reads `T`'s change ticks: `T` must be declared like any read.
 use rota::{Changed, Component, Entity, Query, system};
 
-#[derive(Component)]
+#[derive(Component, Clone)]
 struct Health(u32);
 
 #[system()]

@@ -2,7 +2,7 @@
 // `(Entity, &T)` with `Changed<T>` and write through a second query instead.
 use rota::{Changed, Component, Query, system};
 
-#[derive(Component)]
+#[derive(Component, Clone)]
 struct Health(u32);
 
 #[system(writes(Health))]

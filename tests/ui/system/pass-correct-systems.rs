@@ -1,14 +1,14 @@
 use rota::{system, Commands, Component, Entities, Entity, Local, Query, Res, ResMut, Resource, With, Without, World};
 
-#[derive(Component, Debug, PartialEq)]
+#[derive(Component, Clone, Debug, PartialEq)]
 struct Position(f32);
-#[derive(Component)]
+#[derive(Component, Clone)]
 struct Velocity(f32);
-#[derive(Component)]
+#[derive(Component, Clone)]
 struct Frozen;
-#[derive(Resource)]
+#[derive(Resource, Clone)]
 struct Gravity(f32);
-#[derive(Resource, Default)]
+#[derive(Resource, Clone, Default)]
 struct Moves(u32);
 
 type Pos = Position;

@@ -1,10 +1,10 @@
 #![no_implicit_prelude]
 
-#[derive(::rota::Component)]
+#[derive(::rota::Component, Clone)]
 struct Position(f32);
-#[derive(::rota::Component)]
+#[derive(::rota::Component, Clone)]
 struct Velocity(f32);
-#[derive(::rota::Resource)]
+#[derive(::rota::Resource, Clone)]
 struct Gravity(f32);
 
 #[::rota::system(reads(Velocity, Gravity), writes(Position))]

@@ -1,6 +1,6 @@
 use rota::{system, Component, Query};
 
-#[derive(Component)]
+#[derive(Component, Clone)]
 struct Position(f32);
 
 // A type in both lists is a write; writes imply reads, so `&Position` elsewhere is fine too.

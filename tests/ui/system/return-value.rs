@@ -2,13 +2,13 @@
 
 use rota::{system, Commands, Component, Query, Res, ResMut, Resource};
 
-#[derive(Component)]
+#[derive(Component, Clone)]
 struct Position(f32);
-#[derive(Component)]
+#[derive(Component, Clone)]
 struct Velocity(f32);
-#[derive(Component)]
+#[derive(Component, Clone)]
 struct Health(u32);
-#[derive(Resource)]
+#[derive(Resource, Clone)]
 struct Gravity(f32);
 
 #[system(reads(Velocity))]

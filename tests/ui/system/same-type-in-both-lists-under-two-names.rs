@@ -5,7 +5,7 @@
 // Spell a component the same way in both lists (or list it in `writes` only: writes imply reads).
 use rota::{system, Component, Query};
 
-#[derive(Component)]
+#[derive(Component, Clone)]
 struct Position(f32);
 
 type Pos = Position;

@@ -2,7 +2,7 @@
 
 use rota::{system, Commands, Component};
 
-#[derive(Component)]
+#[derive(Component, Clone)]
 struct Health(u32);
 
 #[system(writes(Health))]

@@ -99,16 +99,47 @@ impl<T> Default for Store<T> {
 
 impl<T: Clone> Clone for Store<T> {
     fn clone(&self) -> Self {
-        Store {
-            sparse: self.sparse.clone(),
-            entities: self.entities.clone(),
-            values: self.values.clone(),
-            ticks: self.ticks.clone(),
-            last_changed: self.last_changed,
-            now: self.now,
-            displaced: self.displaced.clone(),
-            displaced_count: self.displaced_count,
-        }
+        let mut copy = Store::new();
+        copy.clone_from_with(self, Vec::clone_from);
+        copy
+    }
+
+    fn clone_from(&mut self, source: &Self) {
+        self.clone_from_with(source, Vec::clone_from);
+    }
+}
+
+impl<T> Store<T> {
+    /// Makes `self` a copy of `source`, reusing `self`'s allocations; the value column is
+    /// copied with `column_from` (a monomorphic `Vec::clone_from`, so snapshots need no
+    /// `T: Clone` bound here).
+    ///
+    /// **Every field is copied, and the destructuring below is exhaustive on purpose**: a field
+    /// added to `Store` is a compile error here until it is copied, so snapshots
+    /// (`World::snapshot`, `World::restore`) can never lose store state.
+    pub(crate) fn clone_from_with(
+        &mut self,
+        source: &Store<T>,
+        column_from: fn(&mut Vec<T>, &Vec<T>),
+    ) {
+        let Store {
+            sparse,
+            entities,
+            values,
+            ticks,
+            last_changed,
+            now,
+            displaced,
+            displaced_count,
+        } = self;
+        sparse.clone_from(&source.sparse);
+        entities.clone_from(&source.entities);
+        column_from(values, &source.values);
+        ticks.clone_from(&source.ticks);
+        *last_changed = source.last_changed;
+        *now = source.now;
+        displaced.clone_from(&source.displaced);
+        *displaced_count = source.displaced_count;
     }
 }
 

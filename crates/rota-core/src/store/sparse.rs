@@ -14,9 +14,23 @@ pub(crate) const ABSENT: u32 = u32::MAX;
 ///
 /// Cost: 8 bytes per page pointer for every 4096-slot range below the highest slot, plus
 /// 16 KiB per range that holds at least one value.
-#[derive(Clone, Debug, Default)]
+#[derive(Debug, Default)]
 pub(crate) struct SparsePages {
     pages: Vec<Option<Box<[u32]>>>,
+}
+
+impl Clone for SparsePages {
+    fn clone(&self) -> Self {
+        SparsePages {
+            pages: self.pages.clone(),
+        }
+    }
+
+    /// Reuses pages (a `Box<[u32]>` of equal length is overwritten in place): restoring a
+    /// snapshot allocates no page the world already has.
+    fn clone_from(&mut self, source: &Self) {
+        self.pages.clone_from(&source.pages);
+    }
 }
 
 /// Allocation failed while growing the sparse array; nothing was changed.

@@ -2,6 +2,7 @@
 
 use std::any::Any;
 
+use crate::checksum::StableHasher;
 use crate::component::Component;
 use crate::entity::Entity;
 use crate::store::Store;
@@ -29,6 +30,20 @@ pub(crate) trait ErasedStore: Any + Send + Sync {
     fn set_change_tick(&mut self, now: Tick);
     /// Clamps every tick to at most `MAX_AGE` old.
     fn clamp_ticks(&mut self, now: Tick);
+    /// A copy of the whole store for a snapshot (`Store::clone_from_with`: every field), or
+    /// `None` if the component is excluded from snapshots and the store is not empty. An
+    /// excluded, empty store copies as empty.
+    fn snapshot_store(&self) -> Option<Box<dyn ErasedStore>>;
+    /// Whether `snapshot_store` would copy it: the component is `Clone`, or the store is empty.
+    fn is_snapshottable(&self) -> bool;
+    /// Makes this store a copy of `source` (same type, made by `snapshot_store`), reusing
+    /// allocations.
+    fn restore_store(&mut self, source: &dyn ErasedStore);
+    /// Hashes `(slot, value)` pairs in ascending slot order; `false` (nothing fed) if the
+    /// component has no stable hash.
+    fn stable_hash_values(&self, h: &mut StableHasher) -> bool;
+    /// `std::any::type_name` of the component: the whole-world checksum's order key.
+    fn type_name(&self) -> &'static str;
 }
 
 /// A value column (`Vec<T>`) with its type erased.
@@ -81,6 +96,50 @@ impl<T: Component> ErasedStore for Store<T> {
     fn clamp_ticks(&mut self, now: Tick) {
         Store::clamp_ticks(self, now)
     }
+    fn snapshot_store(&self) -> Option<Box<dyn ErasedStore>> {
+        let column_from = match T::SNAPSHOT.cloning {
+            Some(cloning) => cloning.column_from,
+            None if self.is_empty() => empty_column::<T>,
+            None => return None,
+        };
+        let mut copy = Store::<T>::new();
+        copy.clone_from_with(self, column_from);
+        Some(Box::new(copy))
+    }
+    fn is_snapshottable(&self) -> bool {
+        T::SNAPSHOT.is_cloned() || self.is_empty()
+    }
+    fn restore_store(&mut self, source: &dyn ErasedStore) {
+        let source = downcast_ref::<T>(source);
+        // `snapshot_store` only copies an excluded store when it is empty.
+        let column_from: fn(&mut Vec<T>, &Vec<T>) = T::SNAPSHOT
+            .cloning
+            .map_or(empty_column::<T>, |c| c.column_from);
+        self.clone_from_with(source, column_from);
+    }
+    fn stable_hash_values(&self, h: &mut StableHasher) -> bool {
+        let Some(hash) = T::stable_hash_fn() else {
+            return false;
+        };
+        for (e, v) in self.iter() {
+            crate::checksum::StableHash::stable_hash(&e.slot(), h);
+            hash(v, h);
+        }
+        true
+    }
+    fn type_name(&self) -> &'static str {
+        std::any::type_name::<T>()
+    }
+}
+
+/// The value column of an excluded (not `Clone`) component, copied from an empty one.
+#[allow(clippy::ptr_arg)] // the shape of `Vec::clone_from`, which `Cloning::column_from` holds
+fn empty_column<T>(to: &mut Vec<T>, from: &Vec<T>) {
+    debug_assert!(
+        from.is_empty(),
+        "an excluded store is only snapshotted when empty"
+    );
+    to.clear();
 }
 
 /// Downcasts an erased store; the registry guarantees the type, so a mismatch is a bug in rota.

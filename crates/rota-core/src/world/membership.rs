@@ -22,6 +22,22 @@ pub(crate) struct Membership {
     bits: Vec<u64>,
 }
 
+impl Clone for Membership {
+    fn clone(&self) -> Self {
+        let mut copy = Membership::default();
+        copy.clone_from(self);
+        copy
+    }
+
+    /// Exhaustive on purpose: a field added here must be copied too (snapshots restore
+    /// through this); reuses `self`'s table.
+    fn clone_from(&mut self, source: &Self) {
+        let Membership { words, bits } = self;
+        *words = source.words;
+        bits.clone_from(&source.bits);
+    }
+}
+
 impl Membership {
     /// Makes room for `stores` stores (called on registration). Re-lays the table out only when
     /// a 64-store boundary is crossed.

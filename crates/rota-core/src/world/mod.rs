@@ -1,11 +1,13 @@
 //! The `World`: the entity allocator, one store per component type, resources and the tick.
 
 mod erased;
+mod full_checksum;
 pub mod log;
 mod membership;
 mod registry;
 pub(crate) mod resources;
 mod runs;
+mod snapshot;
 
 use std::any::TypeId;
 use std::collections::BTreeMap;

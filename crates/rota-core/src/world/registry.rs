@@ -43,7 +43,7 @@ fn assign(cell: &AtomicU32) -> u32 {
 }
 
 /// Finds a component type's position in `World::stores`. Lookup only: never iterated.
-#[derive(Default)]
+#[derive(Clone, Default)]
 pub(crate) struct Registry {
     /// Every registered type (the fallback, and `World::component_len(TypeId)`).
     by_type_id: BTreeMap<TypeId, usize>,

@@ -3,14 +3,61 @@
 use std::any::{Any, TypeId};
 use std::collections::BTreeMap;
 
+use crate::checksum::StableHasher;
 use crate::component::Resource;
 use crate::error::ResourceError;
 use crate::world::World;
 
+pub(crate) type ErasedValue = Box<dyn Any + Send + Sync>;
+
 pub(crate) struct ResourceEntry {
     pub(crate) type_id: TypeId,
     pub(crate) name: &'static str,
-    pub(crate) value: Option<Box<dyn Any + Send + Sync>>,
+    pub(crate) value: Option<ErasedValue>,
+    /// The type's snapshot and hash functions, erased (`R::SNAPSHOT`, `R::stable_hash_fn`).
+    pub(crate) fns: ResourceFns,
+}
+
+/// What the world can do with a resource value without knowing its type.
+#[derive(Copy, Clone)]
+pub(crate) struct ResourceFns {
+    /// A copy of the value, or `None` if the type is excluded from snapshots.
+    pub(crate) snapshot: fn(&(dyn Any + Send + Sync)) -> Option<ErasedValue>,
+    /// Overwrites the first value with a copy of the second (same type, cloneable).
+    pub(crate) restore: fn(&mut (dyn Any + Send + Sync), &(dyn Any + Send + Sync)),
+    /// Hashes the value; `false` if the type has no stable hash.
+    pub(crate) stable_hash: fn(&(dyn Any + Send + Sync), &mut StableHasher) -> bool,
+    pub(crate) type_name: fn() -> &'static str,
+    /// `SnapshotPolicy::EXCLUDED`: a present value blocks snapshots.
+    pub(crate) excluded: bool,
+}
+
+impl ResourceFns {
+    fn of<R: Resource>() -> ResourceFns {
+        ResourceFns {
+            snapshot: |value| {
+                let cloning = R::SNAPSHOT.cloning?;
+                Some(Box::new((cloning.value)(downcast_resource::<R>(value))))
+            },
+            restore: |to, from| {
+                if let Some(cloning) = R::SNAPSHOT.cloning {
+                    (cloning.value_from)(
+                        downcast_resource_mut::<R>(to),
+                        downcast_resource::<R>(from),
+                    );
+                }
+            },
+            stable_hash: |value, h| match R::stable_hash_fn() {
+                Some(hash) => {
+                    hash(downcast_resource::<R>(value), h);
+                    true
+                }
+                None => false,
+            },
+            type_name: std::any::type_name::<R>,
+            excluded: !R::SNAPSHOT.is_cloned(),
+        }
+    }
 }
 
 /// Resources in registration order; the map is for lookup only, never iterated.
@@ -29,6 +76,75 @@ impl Resources {
             .collect()
     }
 
+    /// A copy of every entry for a snapshot, or the name of a present resource that is
+    /// excluded from snapshots.
+    ///
+    /// Exhaustive on purpose (here and in `restore_from`): a field added to `Resources` or
+    /// `ResourceEntry` is a compile error until snapshots copy it.
+    pub(crate) fn snapshot(&self) -> Result<Resources, &'static str> {
+        let Resources { entries, index } = self;
+        let mut copies = Vec::with_capacity(entries.len());
+        for entry in entries {
+            let ResourceEntry {
+                type_id,
+                name,
+                value,
+                fns,
+            } = entry;
+            let value = match value {
+                None => None,
+                Some(v) => Some((fns.snapshot)(&**v).ok_or(*name)?),
+            };
+            copies.push(ResourceEntry {
+                type_id: *type_id,
+                name,
+                value,
+                fns: *fns,
+            });
+        }
+        Ok(Resources {
+            entries: copies,
+            index: index.clone(),
+        })
+    }
+
+    /// The name of the first present resource excluded from snapshots, if any.
+    pub(crate) fn first_excluded(&self) -> Option<&'static str> {
+        self.entries
+            .iter()
+            .find(|e| e.fns.excluded && e.value.is_some())
+            .map(|e| e.name)
+    }
+
+    /// Makes these resources a copy of `source` (a snapshot's), reusing the boxes of values
+    /// present on both sides.
+    pub(crate) fn restore_from(&mut self, source: &Resources) {
+        let Resources { entries, index } = self;
+        entries.truncate(source.entries.len());
+        for (i, from) in source.entries.iter().enumerate() {
+            let copy_value = |v: &ErasedValue| (from.fns.snapshot)(&**v);
+            match entries.get_mut(i) {
+                Some(to) if to.type_id == from.type_id => match (&mut to.value, &from.value) {
+                    (Some(to), Some(from_value)) => (from.fns.restore)(&mut **to, &**from_value),
+                    (to, from_value) => *to = from_value.as_ref().and_then(copy_value),
+                },
+                slot => {
+                    let entry = ResourceEntry {
+                        type_id: from.type_id,
+                        name: from.name,
+                        value: from.value.as_ref().and_then(copy_value),
+                        fns: from.fns,
+                    };
+                    match slot {
+                        Some(to) => *to = entry,
+                        None => entries.push(entry),
+                    }
+                }
+            }
+        }
+        index.clone_from(&source.index);
+    }
+
     pub(crate) fn position(&self, type_id: TypeId) -> Option<usize> {
         self.index.get(&type_id).copied()
     }
@@ -41,6 +157,7 @@ impl Resources {
                 type_id: TypeId::of::<R>(),
                 name: R::NAME,
                 value: None,
+                fns: ResourceFns::of::<R>(),
             });
         }
         i

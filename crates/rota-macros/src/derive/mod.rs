@@ -24,20 +24,31 @@ impl Kind {
             Kind::Event => "Event",
         }
     }
+
+    /// The helper attribute: `#[component(..)]`, `#[resource(..)]` (`#[event(..)]` takes no
+    /// key: events are always `Clone`).
+    pub(crate) fn attribute_name(self) -> &'static str {
+        match self {
+            Kind::Component => "component",
+            Kind::Resource => "resource",
+            Kind::Event => "event",
+        }
+    }
 }
 
 pub(crate) fn derive(input: TokenStream, kind: Kind) -> TokenStream {
-    let model = match parse::parse(input) {
+    let model = match parse::parse(input, kind) {
         Ok(model) => model,
         Err(e) => return e.into_compile_error(),
     };
     match validate::validate(&model, kind) {
-        Ok(()) => expand::expand(&model, kind),
+        Ok(()) => expand::expand(&model, kind, expand::CloneCheck::Emit),
         // Emit the impl anyway where it can compile (thiserror's habit), so one mistake does
-        // not cascade into "`X` is not a component" at every use.
+        // not cascade into "`X` is not a component" at every use — without the `Clone` check,
+        // so a rejected input reports only what is wrong with it.
         Err(e) if model.generics.lifetimes().next().is_none() => {
             let mut out = e.into_compile_error();
-            out.extend(expand::expand(&model, kind));
+            out.extend(expand::expand(&model, kind, expand::CloneCheck::Skip));
             out
         }
         Err(e) => e.into_compile_error(),

@@ -9,9 +9,9 @@ use crate::ScheduleBuilder;
 use crate::error::ScheduleError;
 use rota_core::system::SystemDescriptor;
 
-#[derive(Component)]
+#[derive(Component, Clone)]
 struct X;
-#[derive(Component)]
+#[derive(Component, Clone)]
 struct Y;
 
 #[system(writes(X))]

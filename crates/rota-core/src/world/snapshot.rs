@@ -1,0 +1,172 @@
+//! `World::snapshot`, `World::snapshot_into` and `World::restore`: a copy of the whole world
+//! state, and putting it back.
+//!
+//! `snapshot` and `copy_state_from` destructure `World` exhaustively: a field added to `World`
+//! is a compile error in both functions until it is copied and restored, so no state can be left out of a snapshot by
+//! accident. Per store the copy is `Store::clone_from_with` (itself exhaustive), per resource
+//! `Resources::snapshot`/`restore_from`.
+
+use crate::error::SnapshotError;
+use crate::snapshot::Snapshot;
+use crate::world::{StoreEntry, World};
+
+impl World {
+    /// An owned copy of everything that decides this world's future: the entity allocator
+    /// (generations, free slots), every store with its dense order, resources and the tick.
+    ///
+    /// Cost: one copy of each store's columns and sparse pages (`Clone` per value; a `memcpy`
+    /// for `Copy` components) — proportional to the data, measured in `docs/benchmarks.md`.
+    ///
+    /// # Errors
+    ///
+    /// [`SnapshotError`] naming a component or resource that is excluded from snapshots
+    /// ([`SnapshotPolicy::EXCLUDED`](crate::snapshot::SnapshotPolicy::EXCLUDED)) while the
+    /// world holds a value of it. No partial snapshot is ever returned.
+    ///
+    /// # Examples
+    ///
+    /// See [`Snapshot`].
+    pub fn snapshot(&self) -> Result<Snapshot, SnapshotError> {
+        let World {
+            entities,
+            stores,
+            registry,
+            membership,
+            resources,
+            tick,
+            change_tick,
+            last_clamp,
+            system_runs,
+            log,
+        } = self;
+        let mut store_copies = Vec::with_capacity(stores.len());
+        for entry in stores {
+            let StoreEntry {
+                type_id,
+                name,
+                store,
+            } = entry;
+            let Some(copy) = store.snapshot_store() else {
+                return Err(SnapshotError::ComponentExcluded {
+                    component: name,
+                    held: store.len(),
+                });
+            };
+            store_copies.push(StoreEntry {
+                type_id: *type_id,
+                name,
+                store: copy,
+            });
+        }
+        let resources = resources
+            .snapshot()
+            .map_err(|resource| SnapshotError::ResourceExcluded { resource })?;
+        Ok(Snapshot {
+            world: World {
+                entities: entities.clone(),
+                stores: store_copies,
+                registry: registry.clone(),
+                membership: membership.clone(),
+                resources,
+                tick: *tick,
+                change_tick: *change_tick,
+                last_clamp: *last_clamp,
+                system_runs: system_runs.clone(),
+                log: log.clone(),
+            },
+        })
+    }
+
+    /// Like [`World::snapshot`], but overwrites `target`, reusing its allocations: saving a
+    /// frame into a snapshot taken a few frames earlier costs about as much as
+    /// [`World::restore`] (no fresh pages to fault in; figures in `docs/benchmarks.md`).
+    ///
+    /// # Errors
+    ///
+    /// As [`World::snapshot`]; `target` is unchanged on error.
+    pub fn snapshot_into(&self, target: &mut Snapshot) -> Result<(), SnapshotError> {
+        self.check_snapshottable()?;
+        target.world.copy_state_from(self);
+        Ok(())
+    }
+
+    /// Puts the world back exactly as it was when `snapshot` was taken: afterwards it is
+    /// indistinguishable from that world (same contents and iteration order, same
+    /// [`full_checksum`](World::full_checksum), same handles for future spawns).
+    ///
+    /// Allocations are reused where they can be (`clone_from` on every column, page and
+    /// table): restoring into the world the snapshot came from, a few frames later, allocates
+    /// only for what grew. Component types registered after the snapshot are unregistered
+    /// again (their stores dropped), so the registration order matches the snapshot's.
+    ///
+    /// A snapshot can be restored into any world, any number of times.
+    pub fn restore(&mut self, snapshot: &Snapshot) {
+        self.copy_state_from(&snapshot.world);
+    }
+
+    /// The error `snapshot` would return, checked before anything is copied.
+    fn check_snapshottable(&self) -> Result<(), SnapshotError> {
+        if let Some(entry) = self.stores.iter().find(|e| !e.store.is_snapshottable()) {
+            return Err(SnapshotError::ComponentExcluded {
+                component: entry.name,
+                held: entry.store.len(),
+            });
+        }
+        match self.resources.first_excluded() {
+            Some(resource) => Err(SnapshotError::ResourceExcluded { resource }),
+            None => Ok(()),
+        }
+    }
+
+    /// Makes `self` a copy of `source`, reusing allocations. `source` must pass
+    /// `check_snapshottable` (a snapshot's world always does).
+    pub(crate) fn copy_state_from(&mut self, source: &World) {
+        let World {
+            entities,
+            stores,
+            registry,
+            membership,
+            resources,
+            tick,
+            change_tick,
+            last_clamp,
+            system_runs,
+            log,
+        } = self;
+        *change_tick = source.change_tick;
+        *last_clamp = source.last_clamp;
+        system_runs.clone_from(&source.system_runs);
+        log.clone_from(&source.log);
+        entities.clone_from(&source.entities);
+        stores.truncate(source.stores.len());
+        for (i, from) in source.stores.iter().enumerate() {
+            match stores.get_mut(i) {
+                Some(to) if to.type_id == from.type_id => to.store.restore_store(&*from.store),
+                slot => {
+                    let entry = StoreEntry {
+                        type_id: from.type_id,
+                        name: from.name,
+                        store: from
+                            .store
+                            .snapshot_store()
+                            .unwrap_or_else(|| unreachable_excluded(from.name)),
+                    };
+                    match slot {
+                        Some(to) => *to = entry,
+                        None => stores.push(entry),
+                    }
+                }
+            }
+        }
+        registry.clone_from(&source.registry);
+        membership.clone_from(&source.membership);
+        resources.restore_from(&source.resources);
+        *tick = source.tick;
+    }
+}
+
+/// A snapshot only holds excluded stores that are empty, and those always copy.
+#[cold]
+fn unreachable_excluded(name: &str) -> ! {
+    panic!("rota internal invariant violated: snapshot holds a non-empty excluded store `{name}`")
+}
