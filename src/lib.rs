@@ -60,10 +60,11 @@ pub use rota_core::system::{
     IntoSystem, Local, Query, Res, ResMut, System, SystemDescriptor, SystemParam, Unrestricted,
 };
 pub use rota_core::{
-    ApplyReport, Bundle, CommandError, CommandKind, CommandQueue, Commands, Component, Entities,
-    EntitiesIter, Entity, EntityNotAlive, Iter, IterMut, MismatchReason, QueryAliasError,
-    QueryData, QueryGetError, QueryIter, ReadOnlyQueryData, Resource, ResourceError, SpawnError,
-    Store, StoreError, With, Without, World, join,
+    ApplyReport, Bundle, ChildOf, Children, CommandError, CommandKind, CommandQueue, Commands,
+    Component, Entities, EntitiesIter, Entity, EntityNotAlive, HierarchyError, Iter, IterMut,
+    MismatchReason, Prefab, QueryAliasError, QueryData, QueryGetError, QueryIter,
+    ReadOnlyQueryData, Resource, ResourceError, SpawnError, Store, StoreError, With, Without,
+    World, join,
 };
 pub use rota_macros::{Component, Resource, StableHash, SystemParam, system};
 pub use rota_schedule::{

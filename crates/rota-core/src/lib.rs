@@ -75,6 +75,8 @@ mod commands;
 mod component;
 mod entity;
 mod error;
+mod hierarchy;
+mod prefab;
 pub mod query;
 mod store;
 pub mod system;
@@ -85,9 +87,11 @@ pub use commands::{ApplyReport, CommandQueue, Commands};
 pub use component::{Component, Resource};
 pub use entity::{Entities, EntitiesIter, Entity};
 pub use error::{
-    CommandError, CommandKind, EntityNotAlive, MismatchReason, QueryAliasError, QueryGetError,
-    ResourceError, SpawnError, StoreError,
+    CommandError, CommandKind, EntityNotAlive, HierarchyError, MismatchReason, QueryAliasError,
+    QueryGetError, ResourceError, SpawnError, StoreError,
 };
+pub use hierarchy::{ChildOf, Children};
+pub use prefab::Prefab;
 pub use query::{QueryData, QueryIter, ReadOnlyQueryData, With, Without};
 pub use store::{Iter, IterMut, Store, join};
 pub use system::IntoSystem;

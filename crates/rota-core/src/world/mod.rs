@@ -267,6 +267,9 @@ impl World {
         if !self.entities.is_alive(entity) {
             return Err(EntityNotAlive(entity));
         }
+        if self.has_hierarchy() {
+            self.detach_for_despawn(entity);
+        }
         let stores = &mut self.stores;
         self.membership
             .take(entity.slot(), |i| stores[i].store.remove_entity(entity));
@@ -296,6 +299,14 @@ impl World {
     where
         I: IntoIterator<Item = Entity>,
     {
+        let entities: Vec<Entity> = entities.into_iter().collect();
+        if self.has_hierarchy() {
+            for &entity in &entities {
+                if self.is_alive(entity) {
+                    self.detach_for_despawn(entity);
+                }
+            }
+        }
         let mut per_store: Vec<Vec<Entity>> = vec![Vec::new(); self.stores.len()];
         let mut despawned = 0;
         for entity in entities {
@@ -429,8 +440,8 @@ impl World {
         }
     }
 
-    /// Checks the allocator's and every store's invariants, and that stores hold only live
-    /// entities.
+    /// Checks the allocator's and every store's invariants, that stores hold only live
+    /// entities, and the hierarchy's invariants (`hierarchy.rs`).
     ///
     /// # Errors
     ///
@@ -470,7 +481,7 @@ impl World {
                 "the membership index records {indexed} values but the stores hold {held}"
             ));
         }
-        Ok(())
+        self.check_hierarchy()
     }
 }
 
