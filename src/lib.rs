@@ -66,7 +66,7 @@ pub use rota_core::{
     ReadOnlyQueryData, Resource, ResourceError, SpawnError, Store, StoreError, With, Without,
     World, join,
 };
-pub use rota_macros::{Component, Resource, StableHash, SystemParam, system};
+pub use rota_macros::{Component, Resource, Scene, StableHash, SystemParam, system};
 pub use rota_schedule::{
     AuditReport, ParallelQuery, RunReport, Schedule, ScheduleBuilder, ScheduleError,
 };
@@ -75,6 +75,18 @@ pub use rota_schedule::{
 // other crates' docs happened to be rendered first, and otherwise prints `[`Name`]` silently.
 #[doc(inline)]
 pub use {rota_core, rota_schedule};
+
+/// Scenes: save and load a world's components with stable field ids, migration, atomic loads
+/// and entity remapping (the `rota-scene` crate; derive components with
+/// [`#[derive(Scene)]`](derive@Scene)).
+pub mod scene {
+    #[doc(inline)]
+    pub use rota_scene::{
+        EntityIds, EntityMap, FORMAT_VERSION, FieldError, FieldInfo, FieldsIn, FieldsOut,
+        LoadError, LoadReport, SaveError, SceneComponent, SceneField, SceneSet, Value, load, save,
+        save_to, value_checksum,
+    };
+}
 
 /// Paths the macros' generated code uses. **Not public API**: no stability promise, and code
 /// outside rota that names these items is outside every guarantee rota makes (it can implement
@@ -93,6 +105,13 @@ pub mod __private {
     };
     pub use rota_core::{Component, Resource};
     pub use std::vec::Vec;
+
+    /// What `#[derive(Scene)]` names.
+    pub mod scene {
+        pub use rota_scene::{
+            FieldInfo, FieldsIn, FieldsOut, LoadError, SaveError, SceneComponent, SceneField,
+        };
+    }
 
     /// A system's state (its parameters' states), type-erased so the generated `System` impl
     /// need not spell parameter types with lifetimes.

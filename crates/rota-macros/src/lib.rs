@@ -191,6 +191,43 @@ pub fn derive_system_param(input: TokenStream) -> TokenStream {
     derive::system_param::derive_system_param(input.into()).into()
 }
 
+/// Implements `rota::scene::SceneComponent`: a stable key for the component and a stable
+/// numeric id for every field, which scene files address values by (never names or positions).
+///
+/// `#[scene(key = "..")]` on the type (keep it when the type is renamed or moved),
+/// `#[scene(id = N)]` on every field, and `#[scene(retired(N, ..))]` on the type for the ids
+/// of removed fields: old files' values for them are dropped, and the ids can never be used
+/// again. A field without an id, an id used twice and a retired id reused are compile errors.
+///
+/// ```
+/// use rota::{Component, Entity, Scene};
+///
+/// #[derive(Component, Scene)]
+/// #[scene(key = "game.Missile", retired(3))]
+/// struct Missile {
+///     #[scene(id = 1)]
+///     speed: f32,
+///     #[scene(id = 2)]
+///     target: Entity, // remapped to the new entity on load
+///     #[scene(id = 4)]
+///     fuel: u32,      // added in version 2: old files load it as 0
+/// }
+/// ```
+///
+/// ```compile_fail
+/// # use rota::{Component, Scene};
+/// #[derive(Component, Scene)]
+/// #[scene(key = "game.Fuel", retired(2))]
+/// struct Fuel {
+///     #[scene(id = 2)] // retired: old files hold another field's value under this id
+///     litres: f32,
+/// }
+/// ```
+#[proc_macro_derive(Scene, attributes(scene))]
+pub fn derive_scene(input: TokenStream) -> TokenStream {
+    derive::scene::derive_scene(input.into()).into()
+}
+
 /// Implements `rota::Resource` for a struct or enum (stored once per world).
 #[proc_macro_derive(Resource)]
 pub fn derive_resource(input: TokenStream) -> TokenStream {
