@@ -6,6 +6,7 @@ mod generation_overflow;
 mod join_model;
 mod panic_aftermath;
 mod queries;
+mod scene;
 mod schedule;
 mod schedule_determinism;
 mod schedule_inline_threshold;

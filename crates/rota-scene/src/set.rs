@@ -84,6 +84,9 @@ impl<T: SceneComponent> Column for TypedColumn<T> {
                 fields: Vec::with_capacity(T::FIELDS.len()),
             };
             value.save_fields(&mut out)?;
+            // Ascending id, not declaration order: reordering a struct's fields leaves its
+            // file unchanged.
+            out.fields.sort_unstable_by_key(|(id, _)| *id);
             // Stores hold only live entities, and every live entity has a record.
             if let Some(id) = ids.id_of(entity) {
                 records[id as usize]
