@@ -3,6 +3,7 @@
 mod checksum_sensitivity;
 mod command_buffers;
 mod generation_overflow;
+mod hierarchy_model;
 mod join_model;
 mod panic_aftermath;
 mod queries;
