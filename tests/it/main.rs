@@ -8,6 +8,7 @@ mod join_model;
 mod panic_aftermath;
 mod queries;
 mod scene;
+mod scene_model;
 mod schedule;
 mod schedule_determinism;
 mod schedule_inline_threshold;
