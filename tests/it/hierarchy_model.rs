@@ -110,9 +110,24 @@ fn compare(world: &World, oracle: &Oracle, issued: &[Entity]) -> Result<(), Test
         .check_invariants()
         .map_err(|e| TestCaseError::fail(format!("invariants: {e}")))?;
     for &e in issued {
-        prop_assert_eq!(world.is_alive(e), oracle.alive.contains(&e), "liveness of {}", e);
-        prop_assert_eq!(world.parent(e), oracle.parent.get(&e).copied(), "parent of {}", e);
-        prop_assert_eq!(world.children(e).to_vec(), oracle.children(e), "children of {}", e);
+        prop_assert_eq!(
+            world.is_alive(e),
+            oracle.alive.contains(&e),
+            "liveness of {}",
+            e
+        );
+        prop_assert_eq!(
+            world.parent(e),
+            oracle.parent.get(&e).copied(),
+            "parent of {}",
+            e
+        );
+        prop_assert_eq!(
+            world.children(e).to_vec(),
+            oracle.children(e),
+            "children of {}",
+            e
+        );
     }
     Ok(())
 }
@@ -224,7 +239,10 @@ fn despawning_a_parent_orphans_its_children_and_despawning_a_child_leaves_its_pa
     assert_eq!(world.parent(c), None);
     world.despawn(b).unwrap();
     assert_eq!(world.children(root), []);
-    assert!(world.get::<rota::Children>(root).is_none(), "no empty Children is kept");
+    assert!(
+        world.get::<rota::Children>(root).is_none(),
+        "no empty Children is kept"
+    );
     world.check_invariants().unwrap();
 }
 
@@ -237,11 +255,17 @@ fn reparenting_moves_the_child_between_children_lists() {
     assert_eq!((world.children(p), world.children(q)), (&[][..], &[c][..]));
     assert_eq!(
         world.set_parent(q, c),
-        Err(HierarchyError::Cycle { child: q, parent: c })
+        Err(HierarchyError::Cycle {
+            child: q,
+            parent: c
+        })
     );
     assert_eq!(
         world.set_parent(c, c),
-        Err(HierarchyError::Cycle { child: c, parent: c })
+        Err(HierarchyError::Cycle {
+            child: c,
+            parent: c
+        })
     );
     world.check_invariants().unwrap();
 }

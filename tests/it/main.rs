@@ -6,6 +6,7 @@ mod generation_overflow;
 mod hierarchy_model;
 mod join_model;
 mod panic_aftermath;
+mod prefab;
 mod queries;
 mod scene;
 mod scene_model;

@@ -163,7 +163,10 @@ fn a_version_1_file_loads_into_version_2_with_added_defaulted_and_removed_droppe
     assert_eq!(world.get::<v2::Creature>(sheep).unwrap().health, 12);
     let hunter = world.get::<v2::Hunter>(wolf).unwrap();
     assert_eq!(hunter.target, sheep, "an Entity field is remapped");
-    assert_eq!(hunter.last_seen, None, "a reference to a dead entity was cleared on save");
+    assert_eq!(
+        hunter.last_seen, None,
+        "a reference to a dead entity was cleared on save"
+    );
     // The seed held the old sheep's bits: it is a number, so it kept them (they now happen
     // to be the new wolf's bits).
     let saved_seed = v1_world().query::<&v1::Hunter>().next().unwrap().seed;
@@ -179,11 +182,9 @@ fn a_version_1_file_loads_into_version_2_with_added_defaulted_and_removed_droppe
 fn a_version_1_file_is_refused_by_a_retyped_field_naming_component_field_and_both_types() {
     let mut world = v1_world();
     let checksum = world.checksum::<Everything>();
-    let error = load::<(v2_retyped::Creature, v2_retyped::Hunter)>(
-        &mut world,
-        &read_golden("v1.ron"),
-    )
-    .unwrap_err();
+    let error =
+        load::<(v2_retyped::Creature, v2_retyped::Hunter)>(&mut world, &read_golden("v1.ron"))
+            .unwrap_err();
     assert_eq!(
         error,
         LoadError::FieldTypeChanged {
@@ -258,11 +259,7 @@ fn saving_is_deterministic_and_independent_of_insertion_history() {
         },
     )
     .unwrap();
-    b.get_mut::<v1::Hunter>(wolf).unwrap().seed = a
-        .query::<&v1::Hunter>()
-        .next()
-        .unwrap()
-        .seed;
+    b.get_mut::<v1::Hunter>(wolf).unwrap().seed = a.query::<&v1::Hunter>().next().unwrap().seed;
     assert_eq!(save::<V1>(&a).unwrap(), save::<V1>(&b).unwrap());
 }
 
@@ -278,7 +275,11 @@ fn assert_refused(text: &str, expected: LoadError) {
     let value = value_checksum::<V1>(&world).unwrap();
     let error = load::<V1>(&mut world, text).unwrap_err();
     assert_eq!(error, expected, "{error}");
-    assert_eq!(world.checksum::<Everything>(), checksum, "the world changed");
+    assert_eq!(
+        world.checksum::<Everything>(),
+        checksum,
+        "the world changed"
+    );
     assert_eq!(value_checksum::<V1>(&world).unwrap(), value);
     world.check_invariants().unwrap();
     // And the world still takes a good scene afterwards.
@@ -471,7 +472,10 @@ fn saving_an_entity_field_that_names_a_dead_entity_is_refused() {
             field,
             target,
         }) => {
-            assert_eq!((entity, component, field, target), (wolf, "golden.Hunter", 1, dead));
+            assert_eq!(
+                (entity, component, field, target),
+                (wolf, "golden.Hunter", 1, dead)
+            );
         }
         other => panic!("expected a refusal, got {other:?}"),
     }
@@ -488,11 +492,10 @@ struct Impostor {
 fn two_types_with_one_key_are_refused_naming_both() {
     let world = World::new();
     match save::<(v1::Creature, Impostor)>(&world) {
-        Err(SaveError::DuplicateKey {
-            key,
-            first,
-            second,
-        }) => assert_eq!((key, first, second), ("golden.Creature", "Creature", "Impostor")),
+        Err(SaveError::DuplicateKey { key, first, second }) => assert_eq!(
+            (key, first, second),
+            ("golden.Creature", "Creature", "Impostor")
+        ),
         other => panic!("expected a refusal, got {other:?}"),
     }
     let mut world = World::new();

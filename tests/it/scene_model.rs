@@ -76,7 +76,12 @@ fn spec() -> impl Strategy<Value = Spec> {
             0..30,
         ),
         proptest::collection::vec(
-            (i.clone(), i.clone(), proptest::option::of(i.clone()), any::<u64>()),
+            (
+                i.clone(),
+                i.clone(),
+                proptest::option::of(i.clone()),
+                any::<u64>(),
+            ),
             0..20,
         ),
         proptest::collection::vec((i.clone(), "[ -~é\"\\\\]{0,8}", any::<i8>()), 0..20),

@@ -84,6 +84,11 @@ pub enum FieldError {
 ///
 /// Implemented for `bool`, the integer types up to 64 bits, `f32`, `f64`, `String`, [`Entity`]
 /// and `Option<Entity>`. Entity references are written as scene ids and remapped on load.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be a scene field",
+    label = "not a scene field type",
+    note = "scene fields are `bool`, integers up to 64 bits, `f32`, `f64`, `String`, `Entity` and `Option<Entity>`; store `{Self}` as one of them, or leave the component out of the scene"
+)]
 pub trait SceneField: Sized {
     /// The type's name as errors print it; equal to [`Value::type_name`] of its values.
     const TYPE: &'static str;
