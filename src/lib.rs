@@ -37,9 +37,11 @@
 //!   ([`Query`], [`With`], [`Without`]), resources ([`Res`], [`ResMut`]), [`Commands`], system
 //!   plumbing ([`IntoSystem`], the bound on [`ScheduleBuilder::add`] and [`World::run`]) and the
 //!   stable checksum ([`StableHash`](trait@StableHash), [`World::checksum`]);
-//! * `rota_macros` — [`#[derive(Component)]`](derive@Component),
+//! * `rota_macros` — [`#[derive(Component)]`](derive@Component), [`#[derive(Scene)]`](derive@Scene),
 //!   [`#[derive(Resource)]`](derive@Resource), [`#[derive(StableHash)]`](derive@StableHash),
 //!   [`#[derive(SystemParam)]`](derive@SystemParam) and [`#[system]`](macro@system);
+//! * [`scene`] (the `rota-scene` crate) — save and load worlds as versioned RON scenes
+//!   with stable field ids, migration, atomic loads and entity remapping;
 //! * [`rota_schedule`] — the deterministic parallel [`Schedule`], its [`ScheduleError`]s and
 //!   [`ParallelQuery::par_for_each`].
 //!

@@ -19,6 +19,10 @@
 //! * **Bad input is an error, not a panic.** Despawning a dead entity, running out of slots,
 //!   missing resources, skipped commands and failed allocations come back as typed errors
 //!   ([`EntityNotAlive`], [`SpawnError`], [`ResourceError`], [`CommandError`], [`StoreError`]).
+//! * **The hierarchy is ordered too.** [`ChildOf`]/[`Children`] are kept by
+//!   [`World::set_parent`], [`World::remove_parent`], [`World::despawn_recursive`] (and
+//!   `Commands`); children ascend by slot; despawning a parent orphans its children.
+//! * **A [`Prefab`] is a value.** Instances copy it (with overrides) and keep no link to it.
 //! * **Nothing nondeterministic inside.** This crate reads no clock, opens no file, spawns no
 //!   thread and never iterates a hash map or hash set; `clippy.toml` enforces it.
 //!
@@ -35,6 +39,7 @@
 //!   crate small; multi-component iteration joins sorted columns instead of walking shared
 //!   tables.
 //! * Detecting handles from another allocator (see [`Entity`]).
+//! * Files and formats: scenes are `rota-scene`'s job (serde and ron stay out of this crate).
 //! * Running systems in parallel: that is `rota-schedule`'s job (this crate only splits a world
 //!   into per-system borrows, [`World::split_for_systems`]).
 //!

@@ -20,6 +20,8 @@
 //!   fail in a `const` evaluated by `cargo check`.
 //! * `#[derive(SystemParam)]` composes parameters into one whose access is their union.
 //! * `#[derive(StableHash)]` gives a type the fixed encoding world checksums use.
+//! * `#[derive(Scene)]` gives a component a stable scene key and every field a stable id;
+//!   a field without an id, an id used twice and a retired id reused are compile errors.
 //! * Every error is a spanned `syn::Error` on the token at fault, and all errors in one input are
 //!   reported together. `tests/ui/` pins every rejection with trybuild.
 //!

@@ -17,7 +17,7 @@ use rota_core::{Entity, World};
 use crate::error::LoadError;
 use crate::format::{FORMAT_VERSION, Header, SceneFile};
 use crate::ids::EntityMap;
-use crate::set::{Migrated, SceneSet, checked_columns};
+use crate::set::{Checked, Migrated, SceneSet, checked_columns};
 
 /// What loading did.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -70,8 +70,13 @@ fn parse(text: &str) -> Result<SceneFile, LoadError> {
 ///
 /// A [`LoadError`] naming the place at fault. **The world is then unchanged.**
 pub fn load<S: SceneSet>(world: &mut World, text: &str) -> Result<LoadReport, LoadError> {
-    let (mut columns, by_key) = checked_columns::<S, _>(|key, first, second| {
-        LoadError::DuplicateKey { key, first, second }
+    let Checked {
+        mut columns,
+        by_key,
+    } = checked_columns::<S, _>(|key, first, second| LoadError::DuplicateKey {
+        key,
+        first,
+        second,
     })?;
     let file = parse(text)?;
 

@@ -12,11 +12,12 @@ use crate::value::Value;
 
 /// The file model of `world`: record `i` is the `i`-th live entity in ascending slot order.
 pub(crate) fn model<S: SceneSet>(world: &World) -> Result<SceneFile, SaveError> {
-    let (columns, _) = checked_columns::<S, _>(|key, first, second| SaveError::DuplicateKey {
+    let columns = checked_columns::<S, _>(|key, first, second| SaveError::DuplicateKey {
         key,
         first,
         second,
-    })?;
+    })?
+    .columns;
     let ids = EntityIds::new(world.entities());
     let mut records: Vec<EntityRecord> = world
         .entities()

@@ -147,24 +147,29 @@ impl<T: SceneComponent> Column for TypedColumn<T> {
     }
 }
 
+/// A set's columns and, for lookup only, each key's position among them.
+pub(crate) struct Checked {
+    pub(crate) columns: Vec<Box<dyn Column>>,
+    pub(crate) by_key: BTreeMap<&'static str, usize>,
+}
+
 /// The set's columns, refusing two types with one key (`on_duplicate` builds the error).
 pub(crate) fn checked_columns<S: SceneSet, E>(
     on_duplicate: impl Fn(&'static str, &'static str, &'static str) -> E,
-) -> Result<(Vec<Box<dyn Column>>, BTreeMap<&'static str, usize>), E> {
+) -> Result<Checked, E> {
     let columns = S::columns().0;
-    let mut by_key = BTreeMap::new();
+    let mut by_key: BTreeMap<&'static str, usize> = BTreeMap::new();
     for (i, column) in columns.iter().enumerate() {
         if let Some(&first) = by_key.get(column.key()) {
-            let first: &Box<dyn Column> = &columns[first];
             return Err(on_duplicate(
                 column.key(),
-                first.type_name(),
+                columns[first].type_name(),
                 column.type_name(),
             ));
         }
         by_key.insert(column.key(), i);
     }
-    Ok((columns, by_key))
+    Ok(Checked { columns, by_key })
 }
 
 impl SceneSet for () {

@@ -257,6 +257,9 @@ impl World {
 
     /// Despawns `entity`, removing its components before the slot is freed.
     ///
+    /// In a hierarchy it leaves its parent's [`Children`](crate::Children) and its children
+    /// become roots; [`World::despawn_recursive`] despawns the subtree instead.
+    ///
     /// Cost: one removal per component the entity has (found through a per-slot bitset of
     /// stores), not one probe per registered component type.
     ///
@@ -278,7 +281,7 @@ impl World {
 
     /// Despawns every live entity of `entities`, returning how many were despawned; dead,
     /// stale and repeated handles are skipped. The result equals a loop of [`World::despawn`]
-    /// ignoring errors.
+    /// ignoring errors (hierarchy included).
     ///
     /// Each store is visited once, with all of the batch's entities it holds: a store losing
     /// many values is compacted in one order-preserving pass (it stays settled) instead of
