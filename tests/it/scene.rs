@@ -391,6 +391,25 @@ fn references_to_entities_outside_the_scene_are_refused_on_load() {
             parent: 5,
         },
     );
+    // Ids need not be dense: a missing id below the record count is absent too.
+    assert_refused(
+        "(format: 1, entities: [(id: 9, parent: Some(1), components: {}), \
+         (id: 0, components: {\"golden.Hunter\": {1: Entity(1), 2: U64(0), 3: OptEntity(Some(9))}})])",
+        LoadError::UnknownParent {
+            entity: 9,
+            parent: 1,
+        },
+    );
+    assert_refused(
+        "(format: 1, entities: [(id: 9, components: {}), \
+         (id: 0, components: {\"golden.Hunter\": {1: Entity(1), 2: U64(0), 3: OptEntity(Some(9))}})])",
+        LoadError::UnknownEntity {
+            entity: 0,
+            component: "golden.Hunter",
+            field: 1,
+            target: 1,
+        },
+    );
 }
 
 #[test]
@@ -504,4 +523,24 @@ fn two_types_with_one_key_are_refused_naming_both() {
         Err(LoadError::DuplicateKey { .. })
     ));
     let _ = Impostor { hp: 0 }.hp;
+}
+
+#[test]
+fn hand_written_files_with_sparse_ids_load_and_remap() {
+    let text = r#"(format: 1, entities: [
+        (id: 100, components: {}),
+        (id: 7, parent: Some(100), components: {"golden.Hunter": {1: Entity(100), 2: U64(100), 3: OptEntity(Some(7))}}),
+    ])"#;
+    let mut world = World::new();
+    let report = load::<V1>(&mut world, text).unwrap();
+    let [a, b] = report.entities[..] else {
+        panic!("two entities")
+    };
+    let hunter = world.get::<v1::Hunter>(b).unwrap();
+    assert_eq!(
+        (hunter.target, hunter.last_seen, hunter.seed),
+        (a, Some(b), 100)
+    );
+    assert_eq!(world.parent(b), Some(a));
+    world.check_invariants().unwrap();
 }

@@ -15,6 +15,7 @@
 //! Maps keep duplicates as they were written ([`Entries`]) so the loader can refuse them: a
 //! plain map would let the last one win silently.
 
+use std::borrow::Cow;
 use std::fmt;
 use std::marker::PhantomData;
 
@@ -47,7 +48,8 @@ pub(crate) struct EntityRecord {
     pub(crate) id: u64,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) parent: Option<u64>,
-    pub(crate) components: Entries<String, Entries<u32, Value>>,
+    /// Keys are borrowed from the types when saving (no allocation per component).
+    pub(crate) components: Entries<Cow<'static, str>, Entries<u32, Value>>,
 }
 
 /// A map as written, duplicates and order kept.

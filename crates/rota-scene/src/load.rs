@@ -80,19 +80,31 @@ pub fn load<S: SceneSet>(world: &mut World, text: &str) -> Result<LoadReport, Lo
     })?;
     let file = parse(text)?;
 
-    // Scene id -> position in the file.
-    let mut index_of: BTreeMap<u64, usize> = BTreeMap::new();
+    // Scene id -> position in the file: a `Vec` for ids below the record count (what saves
+    // write), a map for the rest.
+    let n = file.entities.len();
+    let mut dense = vec![usize::MAX; n];
+    let mut sparse: BTreeMap<u64, usize> = BTreeMap::new();
     for (i, record) in file.entities.iter().enumerate() {
-        if index_of.insert(record.id, i).is_some() {
+        let repeated = match usize::try_from(record.id).ok().filter(|&d| d < n) {
+            Some(d) => std::mem::replace(&mut dense[d], i) != usize::MAX,
+            None => sparse.insert(record.id, i).is_some(),
+        };
+        if repeated {
             return Err(LoadError::DuplicateEntity { entity: record.id });
         }
     }
-    let parents = checked_parents(&file, &index_of)?;
+    let index_of = |id: u64| match usize::try_from(id).ok().filter(|&d| d < n) {
+        // An id below the count that no record has is absent, not `usize::MAX`.
+        Some(d) => Some(dense[d]).filter(|&i| i != usize::MAX),
+        None => sparse.get(&id).copied(),
+    };
+    let parents = checked_parents(&file, index_of)?;
 
     // Reserve, decode: nothing is applied yet.
     let mut commands = world.commands();
     let mut spawned = Vec::with_capacity(file.entities.len());
-    let mut map = EntityMap::default();
+    let mut map = EntityMap::with_records(file.entities.len());
     for record in &file.entities {
         let entity = commands.try_spawn(())?;
         spawned.push(entity);
@@ -103,10 +115,10 @@ pub fn load<S: SceneSet>(world: &mut World, text: &str) -> Result<LoadReport, Lo
     for (index, record) in file.entities.into_iter().enumerate() {
         present.clear();
         for (key, fields) in record.components.0 {
-            let Some(&c) = by_key.get(key.as_str()) else {
+            let Some(&c) = by_key.get(key.as_ref()) else {
                 return Err(LoadError::UnknownComponent {
                     entity: record.id,
-                    component: key,
+                    component: key.into_owned(),
                 });
             };
             if present.contains(&c) {
@@ -143,13 +155,13 @@ pub fn load<S: SceneSet>(world: &mut World, text: &str) -> Result<LoadReport, Lo
 /// `(child, parent)` file positions, after refusing unknown parents and cycles.
 fn checked_parents(
     file: &SceneFile,
-    index_of: &BTreeMap<u64, usize>,
+    index_of: impl Fn(u64) -> Option<usize>,
 ) -> Result<Vec<(usize, usize)>, LoadError> {
     let mut parent_of: Vec<Option<usize>> = vec![None; file.entities.len()];
     let mut edges = Vec::new();
     for (i, record) in file.entities.iter().enumerate() {
         if let Some(parent) = record.parent {
-            let Some(&p) = index_of.get(&parent) else {
+            let Some(p) = index_of(parent) else {
                 return Err(LoadError::UnknownParent {
                     entity: record.id,
                     parent,

@@ -1,6 +1,7 @@
 //! `SceneSet`: the tuple of component types a scene holds, and the typed column each becomes
 //! while saving and loading.
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 
 use rota_core::{Commands, Entity, World};
@@ -92,7 +93,7 @@ impl<T: SceneComponent> Column for TypedColumn<T> {
                 records[id as usize]
                     .components
                     .0
-                    .push((T::KEY.to_owned(), Entries(out.fields)));
+                    .push((Cow::Borrowed(T::KEY), Entries(out.fields)));
             }
         }
         Ok(())
