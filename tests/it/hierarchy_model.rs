@@ -269,3 +269,14 @@ fn reparenting_moves_the_child_between_children_lists() {
     );
     world.check_invariants().unwrap();
 }
+
+#[test]
+fn removing_child_of_behind_the_hierarchys_back_is_reported_by_the_invariant_checker() {
+    // The documented gap (`hierarchy.rs`): `World::remove::<ChildOf>` bypasses the bookkeeping.
+    let mut world = World::new();
+    let [p, c] = [(); 2].map(|_| world.spawn());
+    world.set_parent(c, p).unwrap();
+    let _ = world.remove::<rota::ChildOf>(c).unwrap();
+    let error = world.check_invariants().unwrap_err();
+    assert!(error.contains(&format!("{p} lists {c} as a child")), "{error}");
+}
