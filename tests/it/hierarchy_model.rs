@@ -278,5 +278,8 @@ fn removing_child_of_behind_the_hierarchys_back_is_reported_by_the_invariant_che
     world.set_parent(c, p).unwrap();
     let _ = world.remove::<rota::ChildOf>(c).unwrap();
     let error = world.check_invariants().unwrap_err();
-    assert!(error.contains(&format!("{p} lists {c} as a child")), "{error}");
+    assert!(
+        error.contains(&format!("{p} lists {c} as a child")),
+        "{error}"
+    );
 }
