@@ -302,14 +302,21 @@ impl World {
     where
         I: IntoIterator<Item = Entity>,
     {
-        let entities: Vec<Entity> = entities.into_iter().collect();
         if self.has_hierarchy() {
+            // Detach first (needs the stores intact), so the handles are walked twice.
+            let entities: Vec<Entity> = entities.into_iter().collect();
             for &entity in &entities {
                 if self.is_alive(entity) {
                     self.detach_for_despawn(entity);
                 }
             }
+            return self.despawn_batch_detached(entities);
         }
+        self.despawn_batch_detached(entities)
+    }
+
+    /// `despawn_batch` once no entity of the batch is in a hierarchy.
+    fn despawn_batch_detached(&mut self, entities: impl IntoIterator<Item = Entity>) -> usize {
         let mut per_store: Vec<Vec<Entity>> = vec![Vec::new(); self.stores.len()];
         let mut despawned = 0;
         for entity in entities {
