@@ -39,9 +39,11 @@
 //!   stable checksum ([`StableHash`](trait@StableHash), [`World::checksum`],
 //!   [`World::full_checksum`]) and snapshots for rollback ([`World::snapshot`] → [`Snapshot`],
 //!   [`World::restore`], [`SnapshotPolicy`]);
-//! * `rota_macros` — [`#[derive(Component)]`](derive@Component),
+//! * `rota_macros` — [`#[derive(Component)]`](derive@Component), [`#[derive(Scene)]`](derive@Scene),
 //!   [`#[derive(Resource)]`](derive@Resource), [`#[derive(StableHash)]`](derive@StableHash),
 //!   [`#[derive(SystemParam)]`](derive@SystemParam) and [`#[system]`](macro@system);
+//! * [`scene`] (the `rota-scene` crate) — save and load worlds as versioned RON scenes
+//!   with stable field ids, migration, atomic loads and entity remapping;
 //! * [`rota_schedule`] — the deterministic parallel [`Schedule`], its [`ScheduleError`]s and
 //!   [`ParallelQuery::par_for_each`].
 //!
@@ -92,13 +94,13 @@ pub use rota_core::{
     EventWriter, Events, Tick,
 };
 pub use rota_core::{
-    ApplyReport, Bundle, ChecksumError, CommandError, CommandKind, CommandQueue, Commands,
-    Component, Entities, EntitiesIter, Entity, EntityNotAlive, Iter, IterMut, MismatchReason,
-    QueryAliasError, QueryData, QueryGetError, QueryIter, ReadOnlyQueryData, Resource,
-    ResourceError, Snapshot, SnapshotError, SnapshotPolicy, SpawnError, Store, StoreError, With,
-    Without, World, join,
+    ApplyReport, Bundle, ChecksumError, ChildOf, Children, CommandError, CommandKind, CommandQueue,
+    Commands, Component, Entities, EntitiesIter, Entity, EntityNotAlive, HierarchyError, Iter,
+    IterMut, MismatchReason, Prefab, QueryAliasError, QueryData, QueryGetError, QueryIter,
+    ReadOnlyQueryData, Resource, ResourceError, Snapshot, SnapshotError, SnapshotPolicy,
+    SpawnError, Store, StoreError, With, Without, World, join,
 };
-pub use rota_macros::{Component, Event, Resource, StableHash, SystemParam, system};
+pub use rota_macros::{Component, Event, Resource, Scene, StableHash, SystemParam, system};
 pub use rota_schedule::{
     AuditReport, ParallelQuery, RunReport, Schedule, ScheduleBuilder, ScheduleError,
 };
@@ -107,6 +109,18 @@ pub use rota_schedule::{
 // other crates' docs happened to be rendered first, and otherwise prints `[`Name`]` silently.
 #[doc(inline)]
 pub use {rota_core, rota_schedule};
+
+/// Scenes: save and load a world's components with stable field ids, migration, atomic loads
+/// and entity remapping (the `rota-scene` crate; derive components with
+/// [`#[derive(Scene)]`](derive@Scene)).
+pub mod scene {
+    #[doc(inline)]
+    pub use rota_scene::{
+        EntityIds, EntityMap, FORMAT_VERSION, FieldError, FieldInfo, FieldsIn, FieldsOut,
+        LoadError, LoadReport, SaveError, SceneComponent, SceneField, SceneSet, Value, load, save,
+        save_to, value_checksum,
+    };
+}
 
 /// Paths the macros' generated code uses. **Not public API**: no stability promise, and code
 /// outside rota that names these items is outside every guarantee rota makes (it can implement
@@ -125,6 +139,13 @@ pub mod __private {
     };
     pub use rota_core::{Component, Event, Resource};
     pub use std::vec::Vec;
+
+    /// What `#[derive(Scene)]` names.
+    pub mod scene {
+        pub use rota_scene::{
+            FieldInfo, FieldsIn, FieldsOut, LoadError, SaveError, SceneComponent, SceneField,
+        };
+    }
 
     /// A system's state (its parameters' states), type-erased so the generated `System` impl
     /// need not spell parameter types with lifetimes.

@@ -23,6 +23,7 @@ fn ui_rejections_fail_under_cargo_check() {
     t.compile_fail("tests/ui/system/[!p]*.rs");
     t.compile_fail("tests/ui/seal/[!p]*.rs");
     t.compile_fail("tests/ui/events/[!p]*.rs");
+    t.compile_fail("tests/ui/scene/[!p]*.rs");
 }
 
 #[test]
@@ -32,4 +33,5 @@ fn ui_pass_cases_compile_and_run() {
     t.pass("tests/ui/system/pass-*.rs");
     t.pass("tests/ui/seal/pass-*.rs");
     t.pass("tests/ui/events/pass-*.rs");
+    t.pass("tests/ui/scene/pass-*.rs");
 }

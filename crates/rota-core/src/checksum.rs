@@ -228,3 +228,14 @@ impl World {
         h.finish()
     }
 }
+
+impl StableHash for crate::hierarchy::ChildOf {
+    fn stable_hash(&self, h: &mut StableHasher) {
+        self.parent().stable_hash(h)
+    }
+}
+impl StableHash for crate::hierarchy::Children {
+    fn stable_hash(&self, h: &mut StableHasher) {
+        self.as_slice().stable_hash(h)
+    }
+}

@@ -26,6 +26,7 @@ use crate::bundle::Bundle;
 use crate::component::Component;
 use crate::entity::{Entities, Entity, ReserveCursor};
 use crate::error::{CommandError, CommandKind, SpawnError};
+use crate::hierarchy::ChildOf;
 use crate::system::{BundleDefers, DeferredBy, Unrestricted};
 use crate::world::World;
 
@@ -33,6 +34,12 @@ type QueueFn = Box<dyn FnOnce(&mut World) + Send>;
 
 enum Command {
     Despawn(Entity),
+    SetParent {
+        child: Entity,
+        parent: Entity,
+    },
+    RemoveParent(Entity),
+    DespawnRecursive(Entity),
     Queue(QueueFn),
     /// Consecutive commands of one kind and one bundle or component type.
     Run(Box<dyn CommandRun>),
@@ -42,7 +49,11 @@ impl Command {
     /// Number of recorded commands this entry stands for.
     fn len(&self) -> usize {
         match self {
-            Command::Despawn(_) | Command::Queue(_) => 1,
+            Command::Despawn(_)
+            | Command::SetParent { .. }
+            | Command::RemoveParent(_)
+            | Command::DespawnRecursive(_)
+            | Command::Queue(_) => 1,
             Command::Run(run) => run.len(),
         }
     }
@@ -373,6 +384,34 @@ impl<'w, S> Commands<'w, S> {
         self.recorded.push(Command::Despawn(entity));
     }
 
+    /// Records making `child` a child of `parent` ([`World::set_parent`]). A system needs
+    /// `ChildOf` in `defers(..)` or `writes(..)`: the hierarchy is that component (and
+    /// `Children`, kept with it).
+    ///
+    /// When applied, a refusal ([`HierarchyError`](crate::HierarchyError): a dead entity, a
+    /// cycle) is reported as [`CommandError::Hierarchy`] or [`CommandError::EntityNotAlive`].
+    pub fn set_parent(&mut self, child: Entity, parent: Entity)
+    where
+        ChildOf: DeferredBy<S>,
+    {
+        self.recorded.push(Command::SetParent { child, parent });
+    }
+
+    /// Records making `child` a root ([`World::remove_parent`]); declarations as
+    /// [`Commands::set_parent`].
+    pub fn remove_parent(&mut self, child: Entity)
+    where
+        ChildOf: DeferredBy<S>,
+    {
+        self.recorded.push(Command::RemoveParent(child));
+    }
+
+    /// Records despawning `entity` and its descendants ([`World::despawn_recursive`]). Like
+    /// [`Commands::despawn`], it needs no declaration.
+    pub fn despawn_recursive(&mut self, entity: Entity) {
+        self.recorded.push(Command::DespawnRecursive(entity));
+    }
+
     /// Records inserting (or replacing) `entity`'s `T`.
     pub fn insert<T: Component + DeferredBy<S>>(&mut self, entity: Entity, component: T) {
         self.recorded.push_run::<InsertRun<T>>((entity, component));
@@ -470,6 +509,34 @@ impl World {
                     if state.admit(0, CommandKind::Despawn, None, entity, alive) {
                         self.despawn(entity)
                             .expect("a live entity can be despawned");
+                    }
+                }
+                Command::DespawnRecursive(entity) => {
+                    let alive = self.is_alive(entity);
+                    if state.admit(0, CommandKind::DespawnRecursive, None, entity, alive) {
+                        self.despawn_recursive(entity)
+                            .expect("a live entity can be despawned");
+                    }
+                }
+                Command::RemoveParent(child) => {
+                    let alive = self.is_alive(child);
+                    if state.admit(0, CommandKind::RemoveParent, None, child, alive) {
+                        self.remove_parent(child).expect("checked alive");
+                    }
+                }
+                Command::SetParent { child, parent } => {
+                    let failed = [child, parent]
+                        .into_iter()
+                        .find(|e| state.failed.contains(e));
+                    if let Some(entity) = failed {
+                        state.admit(0, CommandKind::SetParent, None, entity, false);
+                    } else if let Err(error) = self.set_parent(child, parent) {
+                        state.report.errors.push(CommandError::Hierarchy {
+                            index: state.index,
+                            error,
+                        });
+                    } else {
+                        state.report.applied += 1;
                     }
                 }
                 Command::Queue(f) => {

@@ -105,6 +105,12 @@ pub enum CommandKind {
     Insert,
     /// `Commands::remove`.
     Remove,
+    /// `Commands::set_parent`.
+    SetParent,
+    /// `Commands::remove_parent`.
+    RemoveParent,
+    /// `Commands::despawn_recursive`.
+    DespawnRecursive,
 }
 
 impl CommandKind {
@@ -114,6 +120,9 @@ impl CommandKind {
             CommandKind::Despawn => "despawn",
             CommandKind::Insert => "insert",
             CommandKind::Remove => "remove",
+            CommandKind::SetParent => "set_parent",
+            CommandKind::RemoveParent => "remove_parent",
+            CommandKind::DespawnRecursive => "despawn_recursive",
         }
     }
 }
@@ -166,6 +175,37 @@ pub enum CommandError {
         component: Option<&'static str>,
         /// The reserved handle.
         entity: Entity,
+    },
+    /// A `set_parent` command was refused when its turn came (a parent that died meanwhile, or
+    /// a cycle formed by earlier commands).
+    #[error("command #{index} (set_parent) skipped: {error}")]
+    Hierarchy {
+        /// Position of the command in its buffer.
+        index: usize,
+        /// Why.
+        error: HierarchyError,
+    },
+}
+
+/// Why a hierarchy change was refused; nothing changed.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum HierarchyError {
+    /// The would-be child is dead or stale.
+    #[error("cannot set the parent of {0}: it is not alive")]
+    ChildNotAlive(Entity),
+    /// The would-be parent is dead or stale.
+    #[error("cannot make {0} a parent: it is not alive")]
+    ParentNotAlive(Entity),
+    /// The parent is the child itself or one of its descendants.
+    #[error(
+        "cannot make {parent} the parent of {child}: {parent} is {child} or one of its descendants (a cycle)"
+    )]
+    Cycle {
+        /// The would-be child.
+        child: Entity,
+        /// The would-be parent.
+        parent: Entity,
     },
 }
 

@@ -36,6 +36,10 @@
 //!   ([`SnapshotPolicy::EXCLUDED`]) makes `snapshot` fail, naming it, while the world holds
 //!   one; it is never silently left out. [`World::full_checksum`] hashes the same state without
 //!   a type list.
+//! * **The hierarchy is ordered too.** [`ChildOf`]/[`Children`] are kept by
+//!   [`World::set_parent`], [`World::remove_parent`], [`World::despawn_recursive`] (and
+//!   `Commands`); children ascend by slot; despawning a parent orphans its children.
+//! * **A [`Prefab`] is a value.** Instances copy it (with overrides) and keep no link to it.
 //! * **Nothing nondeterministic inside.** This crate reads no clock, opens no file, spawns no
 //!   thread and never iterates a hash map or hash set; `clippy.toml` enforces it.
 //!
@@ -52,6 +56,7 @@
 //!   crate small; multi-component iteration joins sorted columns instead of walking shared
 //!   tables.
 //! * Detecting handles from another allocator (see [`Entity`]).
+//! * Files and formats: scenes are `rota-scene`'s job (serde and ron stay out of this crate).
 //! * Running systems in parallel: that is `rota-schedule`'s job (this crate only splits a world
 //!   into per-system borrows, [`World::split_for_systems`]).
 //!
@@ -93,6 +98,8 @@ mod component;
 mod entity;
 mod error;
 pub mod event;
+mod hierarchy;
+mod prefab;
 pub mod query;
 pub mod snapshot;
 mod store;
@@ -105,10 +112,12 @@ pub use commands::{ApplyReport, CommandQueue, Commands};
 pub use component::{Component, Resource};
 pub use entity::{Entities, EntitiesIter, Entity};
 pub use error::{
-    ChecksumError, CommandError, CommandKind, EntityNotAlive, MismatchReason, QueryAliasError,
-    QueryGetError, ResourceError, SnapshotError, SpawnError, StoreError,
+    ChecksumError, CommandError, CommandKind, EntityNotAlive, HierarchyError, MismatchReason,
+    QueryAliasError, QueryGetError, ResourceError, SnapshotError, SpawnError, StoreError,
 };
 pub use event::{Event, EventCursor, EventRead, EventReader, EventWriter, Events};
+pub use hierarchy::{ChildOf, Children};
+pub use prefab::Prefab;
 pub use query::{Added, Changed, QueryData, QueryIter, ReadOnlyQueryData, With, Without};
 pub use snapshot::{Snapshot, SnapshotPolicy};
 pub use store::{Iter, IterMut, Store, join};

@@ -24,6 +24,8 @@
 //!   fail in a `const` evaluated by `cargo check`.
 //! * `#[derive(SystemParam)]` composes parameters into one whose access is their union.
 //! * `#[derive(StableHash)]` gives a type the fixed encoding world checksums use.
+//! * `#[derive(Scene)]` gives a component a stable scene key and every field a stable id;
+//!   a field without an id, an id used twice and a retired id reused are compile errors.
 //! * Every error is a spanned `syn::Error` on the token at fault, and all errors in one input are
 //!   reported together. `tests/ui/` pins every rejection with trybuild.
 //!
@@ -236,6 +238,43 @@ pub fn derive_system_param(input: TokenStream) -> TokenStream {
 #[proc_macro_derive(Event)]
 pub fn derive_event(input: TokenStream) -> TokenStream {
     derive::derive(input.into(), derive::Kind::Event).into()
+}
+
+/// Implements `rota::scene::SceneComponent`: a stable key for the component and a stable
+/// numeric id for every field, which scene files address values by (never names or positions).
+///
+/// `#[scene(key = "..")]` on the type (keep it when the type is renamed or moved),
+/// `#[scene(id = N)]` on every field, and `#[scene(retired(N, ..))]` on the type for the ids
+/// of removed fields: old files' values for them are dropped, and the ids can never be used
+/// again. A field without an id, an id used twice and a retired id reused are compile errors.
+///
+/// ```
+/// use rota::{Component, Entity, Scene};
+///
+/// #[derive(Component, Clone, Scene)]
+/// #[scene(key = "game.Missile", retired(3))]
+/// struct Missile {
+///     #[scene(id = 1)]
+///     speed: f32,
+///     #[scene(id = 2)]
+///     target: Entity, // remapped to the new entity on load
+///     #[scene(id = 4)]
+///     fuel: u32,      // added in version 2: old files load it as 0
+/// }
+/// ```
+///
+/// ```compile_fail
+/// # use rota::{Component, Scene};
+/// #[derive(Component, Clone, Scene)]
+/// #[scene(key = "game.Fuel", retired(2))]
+/// struct Fuel {
+///     #[scene(id = 2)] // retired: old files hold another field's value under this id
+///     litres: f32,
+/// }
+/// ```
+#[proc_macro_derive(Scene, attributes(scene))]
+pub fn derive_scene(input: TokenStream) -> TokenStream {
+    derive::scene::derive_scene(input.into()).into()
 }
 
 /// Implements `rota::Resource` for a struct or enum (stored once per world).

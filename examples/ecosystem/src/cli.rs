@@ -41,6 +41,10 @@ pub struct Args {
     /// (measured in rota-schedule; never used for any decision, so results stay deterministic).
     #[arg(long)]
     pub profile: bool,
+    /// Halfway through the run, save every animal to this scene file (RON), load it into a
+    /// fresh world and fail unless the component counts and value checksum are equal.
+    #[arg(long)]
+    pub save_scene: Option<PathBuf>,
 }
 
 /// What to do, once the options are checked.

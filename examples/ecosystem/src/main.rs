@@ -73,6 +73,23 @@ fn simulate(args: &Args, threads: usize, show: bool) -> Result<Outcome, String> 
     let mut last_report = None;
     for tick in 1..=args.ticks {
         last_report = Some(schedule.run(&mut world));
+        if show
+            && tick == args.ticks.div_ceil(2)
+            && let Some(path) = &args.save_scene
+        {
+            let report = sim::scene::save_and_reload(&world, path)?;
+            let line = format!(
+                "scene: OK — {} bytes written to {}, saved in {:.3} s, loaded in {:.3} s",
+                report.bytes,
+                path.display(),
+                report.save_seconds,
+                report.load_seconds
+            );
+            match &bar {
+                Some(bar) if !bar.is_hidden() => bar.println(line),
+                _ => println!("{line}"),
+            }
+        }
         if let Some(bar) = &bar {
             bar.inc(1);
         }

@@ -9,41 +9,56 @@
 
 use rota::{
     Added, Changed, Commands, Component, Entity, Event, EventReader, EventWriter, Local, Query,
-    Res, ResMut, Resource, Schedule, StableHash, StableHasher, With, World, system,
+    Res, ResMut, Resource, Scene, Schedule, StableHash, StableHasher, With, World, system,
 };
+
+pub mod scene;
 
 // ---------------------------------------------------------------------------------------------
 // Components and resources
 // ---------------------------------------------------------------------------------------------
 
+// Every component can be saved in a scene (`--save-scene`): a stable key per type, a stable
+// id per field (`sim/scene.rs`).
+
 /// Where an animal is, in cells; the grid wraps around.
-#[derive(Component, StableHash, Clone, Copy, Debug)]
+#[derive(Component, Scene, StableHash, Clone, Copy, Debug)]
+#[scene(key = "ecosystem.Position")]
 struct Position {
+    #[scene(id = 1)]
     x: f32,
+    #[scene(id = 2)]
     y: f32,
 }
 
 /// Cells per tick.
-#[derive(Component, StableHash, Clone, Copy, Debug)]
+#[derive(Component, Scene, StableHash, Clone, Copy, Debug)]
+#[scene(key = "ecosystem.Velocity")]
 struct Velocity {
+    #[scene(id = 1)]
     dx: f32,
+    #[scene(id = 2)]
     dy: f32,
 }
 
 /// Food in the belly; at zero the animal dies.
-#[derive(Component, StableHash, Clone, Copy, Debug)]
-struct Energy(f32);
+#[derive(Component, Scene, StableHash, Clone, Copy, Debug)]
+#[scene(key = "ecosystem.Energy")]
+struct Energy(#[scene(id = 1)] f32);
 
 /// Ticks lived.
-#[derive(Component, StableHash, Clone, Copy, Debug)]
-struct Age(u32);
+#[derive(Component, Scene, StableHash, Clone, Copy, Debug)]
+#[scene(key = "ecosystem.Age")]
+struct Age(#[scene(id = 1)] u32);
 
 /// Species tag: eats grass.
-#[derive(Component, StableHash, Clone, Copy, Debug)]
+#[derive(Component, Scene, StableHash, Clone, Copy, Debug)]
+#[scene(key = "ecosystem.Prey")]
 struct Prey;
 
 /// Species tag: eats prey.
-#[derive(Component, StableHash, Clone, Copy, Debug)]
+#[derive(Component, Scene, StableHash, Clone, Copy, Debug)]
+#[scene(key = "ecosystem.Predator")]
 struct Predator;
 
 /// The world's side length in cells and per-cell grass.

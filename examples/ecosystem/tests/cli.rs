@@ -198,3 +198,40 @@ fn the_chart_has_every_series_and_integer_axis_labels() {
         );
     }
 }
+
+#[test]
+fn save_scene_writes_the_file_and_reloads_it_with_equal_counts_and_checksum() {
+    let dir = scratch("save-scene");
+    let path = dir.join("mid-run.ron");
+    let o = demo(&[
+        "--size",
+        "300",
+        "--ticks",
+        "6",
+        "--save-scene",
+        path.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "stderr: {}", stderr(&o));
+    let out = stdout(&o);
+    assert!(out.contains("scene: tick 3,"), "{out}");
+    assert!(out.contains("scene: OK"), "{out}");
+    let text = std::fs::read_to_string(&path).expect("the scene file");
+    assert!(text.starts_with("(\n    format: 1,"), "{}", &text[..40]);
+    assert!(text.contains("\"ecosystem.Position\": {1: F32("));
+}
+
+#[test]
+fn save_scene_into_a_missing_directory_fails() {
+    let dir = scratch("save-scene-missing");
+    let path = dir.join("no-such-dir").join("scene.ron");
+    let o = demo(&[
+        "--size",
+        "100",
+        "--ticks",
+        "2",
+        "--save-scene",
+        path.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(1), "stdout: {}", stdout(&o));
+    assert!(stderr(&o).contains("cannot create"), "{}", stderr(&o));
+}

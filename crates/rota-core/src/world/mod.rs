@@ -378,6 +378,9 @@ impl World {
 
     /// Despawns `entity`, removing its components before the slot is freed.
     ///
+    /// In a hierarchy it leaves its parent's [`Children`](crate::Children) and its children
+    /// become roots; [`World::despawn_recursive`] despawns the subtree instead.
+    ///
     /// Cost: one removal per component the entity has (found through a per-slot bitset of
     /// stores), not one probe per registered component type.
     ///
@@ -387,6 +390,9 @@ impl World {
     pub fn despawn(&mut self, entity: Entity) -> Result<(), EntityNotAlive> {
         if !self.entities.is_alive(entity) {
             return Err(EntityNotAlive(entity));
+        }
+        if self.has_hierarchy() {
+            self.detach_for_despawn(entity);
         }
         let stores = &mut self.stores;
         self.membership
@@ -399,7 +405,7 @@ impl World {
 
     /// Despawns every live entity of `entities`, returning how many were despawned; dead,
     /// stale and repeated handles are skipped. The result equals a loop of [`World::despawn`]
-    /// ignoring errors.
+    /// ignoring errors (hierarchy included).
     ///
     /// Each store is visited once, with all of the batch's entities it holds: a store losing
     /// many values is compacted in one order-preserving pass (it stays settled) instead of
@@ -420,6 +426,21 @@ impl World {
     where
         I: IntoIterator<Item = Entity>,
     {
+        if self.has_hierarchy() {
+            // Detach first (needs the stores intact), so the handles are walked twice.
+            let entities: Vec<Entity> = entities.into_iter().collect();
+            for &entity in &entities {
+                if self.is_alive(entity) {
+                    self.detach_for_despawn(entity);
+                }
+            }
+            return self.despawn_batch_detached(entities);
+        }
+        self.despawn_batch_detached(entities)
+    }
+
+    /// `despawn_batch` once no entity of the batch is in a hierarchy.
+    fn despawn_batch_detached(&mut self, entities: impl IntoIterator<Item = Entity>) -> usize {
         let mut per_store: Vec<Vec<Entity>> = vec![Vec::new(); self.stores.len()];
         let mut despawned = 0;
         for entity in entities {
@@ -564,8 +585,8 @@ impl World {
         }
     }
 
-    /// Checks the allocator's and every store's invariants, and that stores hold only live
-    /// entities.
+    /// Checks the allocator's and every store's invariants, that stores hold only live
+    /// entities, and the hierarchy's invariants (`hierarchy.rs`).
     ///
     /// # Errors
     ///
@@ -605,7 +626,7 @@ impl World {
                 "the membership index records {indexed} values but the stores hold {held}"
             ));
         }
-        Ok(())
+        self.check_hierarchy()
     }
 }
 

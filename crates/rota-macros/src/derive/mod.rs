@@ -2,6 +2,7 @@
 
 mod expand;
 mod parse;
+pub(crate) mod scene;
 pub(crate) mod stable_hash;
 pub(crate) mod system_param;
 mod validate;

@@ -1,0 +1,277 @@
+//! The parent/child relation: [`ChildOf`] on a child, [`Children`] on its parent, written only by
+//! the world's hierarchy methods ([`World::set_parent`], [`World::remove_parent`],
+//! [`World::despawn_recursive`]) and their [`Commands`](crate::Commands) twins.
+//!
+//! # Invariants (checked by [`World::check_invariants`])
+//!
+//! * Every `ChildOf(p)` names a live `p` whose `Children` lists the child exactly once.
+//! * Every `Children` is non-empty, ascends strictly by slot, and lists only live entities whose
+//!   `ChildOf` names its holder. An entity that loses its last child loses `Children`.
+//! * No cycles: walking up `ChildOf` from any entity ends at a root.
+//!
+//! Children are kept in **ascending slot order**, not insertion order: like every other order
+//! in rota it is a function of the contents, so two worlds with the same hierarchy list children
+//! alike whatever order `set_parent` was called in, and a scene reloaded into fresh slots (which
+//! keep their relative order) lists them as before.
+//!
+//! `World::despawn` (and `despawn_batch`, and `Commands::despawn`) keep the invariants too: the
+//! despawned entity leaves its parent's `Children`, and its children become roots. Use
+//! [`World::despawn_recursive`] to despawn a whole subtree.
+//!
+//! Neither component can be built outside rota-core, so `World::insert` cannot forge one. What
+//! types cannot prevent: removing them with `World::remove::<ChildOf>` or swapping two values
+//! through `&mut` bypasses the bookkeeping; `check_invariants` reports the damage.
+
+use crate::checksum::{StableHash, StableHashFn};
+use crate::component::Component;
+use crate::entity::Entity;
+use crate::error::{EntityNotAlive, HierarchyError};
+use crate::snapshot::SnapshotPolicy;
+use crate::world::World;
+
+/// The parent of the entity holding it. Read it in queries (`Query<&ChildOf>`); change it with
+/// [`World::set_parent`] / [`World::remove_parent`] or their `Commands` twins.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct ChildOf(Entity);
+
+impl ChildOf {
+    /// The parent.
+    pub fn parent(&self) -> Entity {
+        self.0
+    }
+}
+
+impl Component for ChildOf {
+    const NAME: &'static str = "ChildOf";
+    const UNIQUE_KEY: Option<&'static str> = Some("rota_core::hierarchy::ChildOf");
+    const SNAPSHOT: SnapshotPolicy<Self> = SnapshotPolicy::CLONE;
+    fn stable_hash_fn() -> Option<StableHashFn<Self>> {
+        Some(|c, h| c.0.stable_hash(h))
+    }
+}
+
+/// The children of the entity holding it, in ascending slot order (never empty).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Children(Vec<Entity>);
+
+impl Children {
+    /// The children, in ascending slot order.
+    pub fn as_slice(&self) -> &[Entity] {
+        &self.0
+    }
+}
+
+impl Component for Children {
+    const NAME: &'static str = "Children";
+    const UNIQUE_KEY: Option<&'static str> = Some("rota_core::hierarchy::Children");
+    const SNAPSHOT: SnapshotPolicy<Self> = SnapshotPolicy::CLONE;
+    fn stable_hash_fn() -> Option<StableHashFn<Self>> {
+        Some(|c, h| c.0.stable_hash(h))
+    }
+}
+
+impl World {
+    /// `entity`'s parent, if it is alive and has one.
+    pub fn parent(&self, entity: Entity) -> Option<Entity> {
+        self.get::<ChildOf>(entity).map(ChildOf::parent)
+    }
+
+    /// `entity`'s children in ascending slot order (empty if it has none or is dead).
+    pub fn children(&self, entity: Entity) -> &[Entity] {
+        self.get::<Children>(entity).map_or(&[], Children::as_slice)
+    }
+
+    /// Makes `child` a child of `parent`, leaving its previous parent if it had one.
+    ///
+    /// ```
+    /// # use rota_core::World;
+    /// let mut world = World::new();
+    /// let [root, a, b] = [(); 3].map(|_| world.spawn());
+    /// world.set_parent(b, root)?;
+    /// world.set_parent(a, root)?;
+    /// assert_eq!(world.children(root), [a, b]); // ascending slot, not call order
+    /// assert_eq!(world.parent(a), Some(root));
+    /// assert!(world.set_parent(root, a).is_err()); // a cycle
+    /// # Ok::<(), rota_core::HierarchyError>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// [`HierarchyError`] if either entity is dead, `child == parent`, or `parent` is `child`
+    /// or one of its descendants; nothing changes.
+    pub fn set_parent(&mut self, child: Entity, parent: Entity) -> Result<(), HierarchyError> {
+        self.check_set_parent(child, parent)?;
+        if self.parent(child) == Some(parent) {
+            return Ok(());
+        }
+        self.detach_from_parent(child);
+        self.insert(child, ChildOf(parent))
+            .expect("checked alive above");
+        match self.get_mut::<Children>(parent) {
+            Some(children) => insert_sorted(&mut children.0, child),
+            None => {
+                self.insert(parent, Children(vec![child]))
+                    .expect("checked alive above");
+            }
+        }
+        Ok(())
+    }
+
+    /// Checks what [`World::set_parent`] would refuse, changing nothing.
+    pub(crate) fn check_set_parent(
+        &self,
+        child: Entity,
+        parent: Entity,
+    ) -> Result<(), HierarchyError> {
+        if !self.is_alive(child) {
+            return Err(HierarchyError::ChildNotAlive(child));
+        }
+        if !self.is_alive(parent) {
+            return Err(HierarchyError::ParentNotAlive(parent));
+        }
+        // Walk up from the parent: meeting the child means the new edge closes a cycle. The
+        // walk ends because the hierarchy has none (an invariant).
+        let mut at = Some(parent);
+        while let Some(e) = at {
+            if e == child {
+                return Err(HierarchyError::Cycle { child, parent });
+            }
+            at = self.parent(e);
+        }
+        Ok(())
+    }
+
+    /// Makes `child` a root, returning its former parent.
+    ///
+    /// # Errors
+    ///
+    /// [`EntityNotAlive`] for a dead or stale handle.
+    pub fn remove_parent(&mut self, child: Entity) -> Result<Option<Entity>, EntityNotAlive> {
+        if !self.is_alive(child) {
+            return Err(EntityNotAlive(child));
+        }
+        Ok(self.detach_from_parent(child))
+    }
+
+    /// Despawns `entity` and all its descendants, returning how many entities were despawned.
+    ///
+    /// ```
+    /// # use rota_core::World;
+    /// let mut world = World::new();
+    /// let [root, a, b, other] = [(); 4].map(|_| world.spawn());
+    /// world.set_parent(a, root)?;
+    /// world.set_parent(b, a)?;
+    /// assert_eq!(world.despawn_recursive(root), Ok(3));
+    /// assert_eq!(world.len(), 1);
+    /// assert!(world.is_alive(other));
+    /// # Ok::<(), rota_core::HierarchyError>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// [`EntityNotAlive`] for a dead or stale handle; nothing changes.
+    pub fn despawn_recursive(&mut self, entity: Entity) -> Result<usize, EntityNotAlive> {
+        if !self.is_alive(entity) {
+            return Err(EntityNotAlive(entity));
+        }
+        self.detach_from_parent(entity);
+        let mut subtree = vec![entity];
+        let mut next = 0;
+        while next < subtree.len() {
+            let children = self.children(subtree[next]).to_vec();
+            subtree.extend(children);
+            next += 1;
+        }
+        Ok(self.despawn_batch(subtree))
+    }
+
+    /// Removes `child` from its parent's `Children` and drops its `ChildOf`.
+    fn detach_from_parent(&mut self, child: Entity) -> Option<Entity> {
+        let parent = self.remove::<ChildOf>(child).ok().flatten()?.0;
+        let now_empty = match self.get_mut::<Children>(parent) {
+            Some(children) => {
+                if let Ok(i) = children.0.binary_search_by_key(&child.slot(), |e| e.slot()) {
+                    children.0.remove(i);
+                }
+                children.0.is_empty()
+            }
+            None => false,
+        };
+        if now_empty {
+            let _ = self.remove::<Children>(parent);
+        }
+        Some(parent)
+    }
+
+    /// Whether any entity was ever given a parent (the despawn paths skip the hierarchy
+    /// otherwise: one registry lookup).
+    pub(crate) fn has_hierarchy(&self) -> bool {
+        self.store::<ChildOf>().is_some_and(|s| !s.is_empty())
+    }
+
+    /// Before `entity` (alive) is despawned: leave its parent, orphan its children.
+    pub(crate) fn detach_for_despawn(&mut self, entity: Entity) {
+        self.detach_from_parent(entity);
+        if let Ok(Some(children)) = self.remove::<Children>(entity) {
+            for child in children.0 {
+                let _ = self.remove::<ChildOf>(child);
+            }
+        }
+    }
+
+    /// The hierarchy invariants listed in this module's documentation.
+    pub(crate) fn check_hierarchy(&self) -> Result<(), String> {
+        if let Some(store) = self.store::<ChildOf>() {
+            for (child, ChildOf(parent)) in store.iter() {
+                if !self.is_alive(*parent) {
+                    return Err(format!("{child} has a dead parent {parent}"));
+                }
+                let listed = self
+                    .children(*parent)
+                    .iter()
+                    .filter(|&&e| e == child)
+                    .count();
+                if listed != 1 {
+                    return Err(format!(
+                        "{child}'s parent {parent} lists it {listed} times among its children"
+                    ));
+                }
+                let mut steps = 0;
+                let mut at = Some(*parent);
+                while let Some(e) = at {
+                    steps += 1;
+                    if steps > store.len() {
+                        return Err(format!("{child} is on a parent cycle"));
+                    }
+                    at = self.parent(e);
+                }
+            }
+        }
+        if let Some(store) = self.store::<Children>() {
+            for (parent, Children(children)) in store.iter() {
+                if children.is_empty() {
+                    return Err(format!("{parent} holds an empty Children"));
+                }
+                if children.windows(2).any(|w| w[0].slot() >= w[1].slot()) {
+                    return Err(format!(
+                        "{parent}'s children do not ascend by slot: {children:?}"
+                    ));
+                }
+                if let Some(c) = children.iter().find(|&&c| self.parent(c) != Some(parent)) {
+                    return Err(format!(
+                        "{parent} lists {c} as a child but {c}'s parent is {:?}",
+                        self.parent(*c)
+                    ));
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Inserts `child` into `children` (ascending by slot) unless present.
+fn insert_sorted(children: &mut Vec<Entity>, child: Entity) {
+    if let Err(i) = children.binary_search_by_key(&child.slot(), |e| e.slot()) {
+        children.insert(i, child);
+    }
+}

@@ -1,0 +1,112 @@
+//! `Prefab`: a named bundle of component values to stamp out entities from.
+//!
+//! A prefab is a plain value. Instances copy its components and keep no link back: changing or
+//! dropping the prefab later changes no entity, and an entity made from it is like any other.
+//! It is typed by its bundle, so instantiating one from a system goes through the same
+//! `BundleDefers<S>` bound as `Commands::spawn`: a system can only stamp out components it
+//! declared in `defers(..)` or `writes(..)`.
+
+use crate::bundle::Bundle;
+use crate::commands::Commands;
+use crate::entity::Entity;
+use crate::error::SpawnError;
+use crate::system::BundleDefers;
+use crate::world::World;
+
+/// A named set of component values (a bundle, `B`) to instantiate entities from, with
+/// per-instance overrides of whole components or single fields.
+///
+/// ```
+/// use rota_core::{Component, Prefab, World};
+///
+/// #[derive(Clone)]
+/// struct Hp(u32);
+/// impl Component for Hp { const NAME: &'static str = "Hp"; const UNIQUE_KEY: Option<&'static str> = Some("doc::Hp"); }
+/// #[derive(Clone)]
+/// struct Speed { walk: f32, run: f32 }
+/// impl Component for Speed { const NAME: &'static str = "Speed"; const UNIQUE_KEY: Option<&'static str> = Some("doc::Speed"); }
+///
+/// let goblin = Prefab::new("goblin", (Hp(10), Speed { walk: 1.0, run: 3.0 }));
+/// let mut world = World::new();
+/// let plain = world.instantiate(&goblin, |_| {})?;
+/// let boss = world.instantiate(&goblin, |(hp, speed)| {
+///     *hp = Hp(50);        // a whole component
+///     speed.run = 5.0;     // a single field
+/// })?;
+/// assert_eq!(world.get::<Hp>(plain).unwrap().0, 10);
+/// assert_eq!(world.get::<Hp>(boss).unwrap().0, 50);
+/// assert_eq!(world.get::<Speed>(boss).unwrap().walk, 1.0);
+/// # Ok::<(), rota_core::SpawnError>(())
+/// ```
+#[derive(Clone, Debug, PartialEq)]
+pub struct Prefab<B> {
+    name: String,
+    bundle: B,
+}
+
+impl<B: Bundle + Clone> Prefab<B> {
+    /// A prefab called `name` whose instances start as copies of `bundle`.
+    pub fn new(name: impl Into<String>, bundle: B) -> Prefab<B> {
+        Prefab {
+            name: name.into(),
+            bundle,
+        }
+    }
+
+    /// The prefab's name (for tools and messages; instances do not record it).
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The component values instances start from.
+    pub fn bundle(&self) -> &B {
+        &self.bundle
+    }
+
+    /// A variant of this prefab: a copy with `overrides` applied, under a new name.
+    pub fn variant(&self, name: impl Into<String>, overrides: impl FnOnce(&mut B)) -> Prefab<B> {
+        Prefab {
+            name: name.into(),
+            bundle: self.build(overrides),
+        }
+    }
+
+    /// The bundle one instance gets: a copy of the prefab's values with `overrides` applied.
+    pub fn build(&self, overrides: impl FnOnce(&mut B)) -> B {
+        let mut bundle = self.bundle.clone();
+        overrides(&mut bundle);
+        bundle
+    }
+}
+
+impl World {
+    /// Spawns an instance of `prefab` with `overrides` applied to its copy of the values.
+    ///
+    /// # Errors
+    ///
+    /// [`SpawnError`] if no slot is left; the world is unchanged.
+    pub fn instantiate<B: Bundle + Clone>(
+        &mut self,
+        prefab: &Prefab<B>,
+        overrides: impl FnOnce(&mut B),
+    ) -> Result<Entity, SpawnError> {
+        self.try_spawn_with(prefab.build(overrides))
+    }
+}
+
+impl<S> Commands<'_, S> {
+    /// Reserves an entity now and records spawning an instance of `prefab` with `overrides`
+    /// applied. In a system, every component of the prefab must be declared in `defers(..)`
+    /// or `writes(..)`, as for [`Commands::spawn`].
+    ///
+    /// # Errors
+    ///
+    /// [`SpawnError::SlotsExhausted`] if no slot is left; nothing is recorded.
+    pub fn instantiate<B: Bundle + Clone + BundleDefers<S>>(
+        &mut self,
+        prefab: &Prefab<B>,
+        overrides: impl FnOnce(&mut B),
+    ) -> Result<Entity, SpawnError> {
+        self.try_spawn(prefab.build(overrides))
+    }
+}
