@@ -145,7 +145,7 @@ impl<'w, T> WriteColumn<'w, T> {
         self.offset = start + len;
         Some(MutRun {
             values: run.iter_mut(),
-            ticks: run_ticks.iter_mut(),
+            ticks: run_ticks,
             now: self.now,
         })
     }
@@ -164,12 +164,17 @@ impl<'w, T> WriteColumn<'w, T> {
     }
 }
 
-/// The values of one run of a `&mut T` element with their change ticks: each value is stamped
-/// `changed = now` as it is handed out (`next`), or all the rest at once when they are handed
-/// out as a slice (`stamp_rest`). So a loop that stops early stamps only what it fetched.
+/// The values of one run of a `&mut T` element with their change ticks. Every value handed out
+/// is stamped `changed = now` — in bulk, not per item: the run counts what it handed out (the
+/// values its iterator has passed) and stamps exactly those ticks when it ends (when it is
+/// dropped: used up, replaced by the next run, or abandoned by a loop that stopped early), or
+/// all of them when the rest is handed out as a slice (`stamp_rest`). So the loop over a run is
+/// a plain slice walk, and a loop that stops early stamps only what it fetched.
 pub struct MutRun<'w, T> {
     values: slice::IterMut<'w, T>,
-    ticks: slice::IterMut<'w, ComponentTicks>,
+    /// The ticks of every value of the run, handed out or not (`ticks.len()` = the run's
+    /// length; the first `ticks.len() - values.len()` belong to values already handed out).
+    ticks: &'w mut [ComponentTicks],
     now: Tick,
 }
 
@@ -177,17 +182,35 @@ impl<'w, T> MutRun<'w, T> {
     fn empty() -> MutRun<'w, T> {
         MutRun {
             values: <&mut [T]>::default().iter_mut(),
-            ticks: <&mut [ComponentTicks]>::default().iter_mut(),
+            ticks: &mut [],
             now: Tick::default(),
         }
     }
 
-    /// The values not yet handed out, as a slice, all stamped.
-    fn stamp_rest(self) -> &'w mut [T] {
-        for t in self.ticks {
+    /// Stamps the ticks of the values handed out so far, and forgets them.
+    #[inline]
+    fn stamp_handed_out(&mut self) {
+        let handed = self.ticks.len() - self.values.len();
+        let (done, rest) = std::mem::take(&mut self.ticks).split_at_mut(handed);
+        for t in done {
             t.changed = self.now;
         }
-        self.values.into_slice()
+        self.ticks = rest;
+    }
+
+    /// The values not yet handed out, as a slice; every value of the run is stamped.
+    fn stamp_rest(mut self) -> &'w mut [T] {
+        let values = std::mem::take(&mut self.values);
+        for t in std::mem::take(&mut self.ticks) {
+            t.changed = self.now;
+        }
+        values.into_slice()
+    }
+}
+
+impl<T> Drop for MutRun<'_, T> {
+    fn drop(&mut self) {
+        self.stamp_handed_out();
     }
 }
 
@@ -196,11 +219,7 @@ impl<'w, T> Iterator for MutRun<'w, T> {
 
     #[inline]
     fn next(&mut self) -> Option<&'w mut T> {
-        let v = self.values.next()?;
-        if let Some(t) = self.ticks.next() {
-            t.changed = self.now;
-        }
-        Some(v)
+        self.values.next()
     }
 
     #[inline]
@@ -209,12 +228,13 @@ impl<'w, T> Iterator for MutRun<'w, T> {
     }
 
     #[inline]
-    fn fold<B, F: FnMut(B, &'w mut T) -> B>(self, init: B, mut f: F) -> B {
-        let now = self.now;
-        self.values.zip(self.ticks).fold(init, |acc, (v, t)| {
-            t.changed = now;
-            f(acc, v)
-        })
+    fn fold<B, F: FnMut(B, &'w mut T) -> B>(mut self, init: B, f: F) -> B {
+        // Everything left is about to be handed out: stamp it all, then walk the slice.
+        let values = std::mem::take(&mut self.values);
+        for t in std::mem::take(&mut self.ticks) {
+            t.changed = self.now;
+        }
+        values.fold(init, f)
     }
 }
 
