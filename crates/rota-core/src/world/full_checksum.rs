@@ -13,7 +13,7 @@ impl World {
     /// Stores and resources are visited in order of their type's `std::any::type_name`
     /// (registration order breaks ties), not registration order: two worlds with equal
     /// contents hash alike whichever type each met first. Empty stores are skipped, so a
-    /// registered but empty store equals an unregistered one. Deterministic: no `HashMap` is
+    /// registered but empty store equals an unregistered one. Deterministic: no hash map is
     /// walked, and the encoding is [`StableHash`]'s (fixed little-endian).
     ///
     /// This is the checksum to hand a rollback library (GGRS compares it across re-simulated
