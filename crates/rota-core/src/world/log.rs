@@ -14,6 +14,10 @@
 //! * A spawn is one `Spawned` entry followed by one `Added` per component, in the bundle's
 //!   registration order; a despawn is **one** `Despawned` entry, whatever the entity held; an
 //!   insert that replaces a value and a remove of an absent component log nothing.
+//! * Tags (zero-sized components) are logged like any component. Adding or removing one is
+//!   O(1) and touches only the tag's own store — its entity column and sparse page; a
+//!   `Vec` of a zero-sized type allocates nothing for values — and never moves another store's
+//!   data (`tests/it/structural_log.rs`, `tags_store_nothing_move_nothing_and_are_logged`).
 
 use std::any::TypeId;
 use std::collections::VecDeque;
