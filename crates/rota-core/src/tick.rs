@@ -89,22 +89,6 @@ pub struct ComponentTicks {
     pub changed: Tick,
 }
 
-impl ComponentTicks {
-    /// Ticks of a value inserted at `now`.
-    #[inline]
-    pub(crate) const fn new(now: Tick) -> ComponentTicks {
-        ComponentTicks {
-            added: now,
-            changed: now,
-        }
-    }
-
-    pub(crate) fn clamp(&mut self, now: Tick) {
-        self.added.clamp(now);
-        self.changed.clamp(now);
-    }
-}
-
 /// The window a query compares change ticks against, and the tick its writes stamp.
 ///
 /// A system's window is `(its last run, this run]`; a world-level query's is

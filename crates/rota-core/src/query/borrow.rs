@@ -19,7 +19,7 @@ use super::access::{Access, Mode};
 use crate::component::Component;
 use crate::entity::Entities;
 use crate::store::index::{StoreIndex, ValuesMut, ValuesRef};
-use crate::tick::{ChangeWindow, ComponentTicks, Tick};
+use crate::tick::{ChangeWindow, Tick};
 use crate::world::{AnyValues, ErasedStore, World};
 
 enum Values<'w> {
@@ -32,7 +32,8 @@ enum Values<'w> {
 pub(crate) struct ReadParts<'w, T> {
     pub(crate) index: StoreIndex<'w>,
     pub(crate) values: &'w [T],
-    pub(crate) ticks: &'w [ComponentTicks],
+    pub(crate) added: &'w [Tick],
+    pub(crate) changed: &'w [Tick],
     pub(crate) last_changed: Tick,
 }
 
@@ -40,7 +41,7 @@ pub(crate) struct ReadParts<'w, T> {
 pub(crate) struct WriteParts<'w, T> {
     pub(crate) index: StoreIndex<'w>,
     pub(crate) values: &'w mut [T],
-    pub(crate) ticks: &'w mut [ComponentTicks],
+    pub(crate) changed: &'w mut [Tick],
 }
 
 /// One borrowed store.
@@ -272,7 +273,8 @@ impl<'w> Borrows<'w> {
         Some(ReadParts {
             index: column.index,
             values: downcast::<T>(v.values),
-            ticks: v.ticks,
+            added: v.added,
+            changed: v.changed,
             last_changed: v.last_changed,
         })
     }
@@ -289,13 +291,13 @@ impl<'w> Borrows<'w> {
         let column = self.columns.iter_mut().find(|c| c.type_id == id)?;
         match std::mem::replace(&mut column.values, Values::Taken) {
             Values::Exclusive(v) => {
-                if !v.ticks.is_empty() {
+                if !v.changed.is_empty() {
                     *v.last_changed = now;
                 }
                 Some(WriteParts {
                     index: column.index,
                     values: downcast_mut::<T>(v.values),
-                    ticks: v.ticks,
+                    changed: v.changed,
                 })
             }
             other => {

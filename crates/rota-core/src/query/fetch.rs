@@ -5,6 +5,7 @@ use std::iter::{Copied, RepeatN};
 use std::marker::PhantomData;
 use std::slice;
 
+use super::borrow::ReadParts;
 use super::{
     Access, Borrows, ConstAccess, JoinPlan, Mode, QueryData, ReadOnlyQueryData, Role, Sealed, Space,
 };
@@ -13,7 +14,7 @@ use crate::entity::Entity;
 use crate::error::MismatchReason;
 use crate::store::index::StoreIndex;
 use crate::system::{ReadOf, WriteOf};
-use crate::tick::{ChangeWindow, ComponentTicks, Tick};
+use crate::tick::{ChangeWindow, Tick};
 
 /// Filter: the entity must have a `T` (its value is not fetched).
 ///
@@ -85,11 +86,11 @@ pub(crate) enum TickKind {
 }
 
 impl TickKind {
-    #[inline]
-    pub(crate) fn of(self, t: &ComponentTicks) -> Tick {
+    /// The tick column this filter tests.
+    fn column<'w, T>(self, p: &ReadParts<'w, T>) -> &'w [Tick] {
         match self {
-            TickKind::Added => t.added,
-            TickKind::Changed => t.changed,
+            TickKind::Added => p.added,
+            TickKind::Changed => p.changed,
         }
     }
 }
@@ -117,7 +118,7 @@ pub struct WriteColumn<'w, T> {
     /// The values not yet handed out; `rest[0]` is dense index `offset`.
     rest: &'w mut [T],
     /// Their change ticks, parallel to `rest`.
-    ticks: &'w mut [ComponentTicks],
+    ticks: &'w mut [Tick],
     offset: usize,
     id: usize,
     now: Tick,
@@ -174,7 +175,7 @@ pub struct MutRun<'w, T> {
     values: slice::IterMut<'w, T>,
     /// The ticks of every value of the run, handed out or not (`ticks.len()` = the run's
     /// length; the first `ticks.len() - values.len()` belong to values already handed out).
-    ticks: &'w mut [ComponentTicks],
+    ticks: &'w mut [Tick],
     now: Tick,
 }
 
@@ -192,18 +193,14 @@ impl<'w, T> MutRun<'w, T> {
     fn stamp_handed_out(&mut self) {
         let handed = self.ticks.len() - self.values.len();
         let (done, rest) = std::mem::take(&mut self.ticks).split_at_mut(handed);
-        for t in done {
-            t.changed = self.now;
-        }
+        done.fill(self.now);
         self.ticks = rest;
     }
 
     /// The values not yet handed out, as a slice; every value of the run is stamped.
     fn stamp_rest(mut self) -> &'w mut [T] {
         let values = std::mem::take(&mut self.values);
-        for t in std::mem::take(&mut self.ticks) {
-            t.changed = self.now;
-        }
+        std::mem::take(&mut self.ticks).fill(self.now);
         values.into_slice()
     }
 }
@@ -231,9 +228,7 @@ impl<'w, T> Iterator for MutRun<'w, T> {
     fn fold<B, F: FnMut(B, &'w mut T) -> B>(mut self, init: B, f: F) -> B {
         // Everything left is about to be handed out: stamp it all, then walk the slice.
         let values = std::mem::take(&mut self.values);
-        for t in std::mem::take(&mut self.ticks) {
-            t.changed = self.now;
-        }
+        std::mem::take(&mut self.ticks).fill(self.now);
         values.fold(init, f)
     }
 }
@@ -251,7 +246,7 @@ fn write_column<'w, T: Component>(b: &mut Borrows<'w>) -> Option<WriteColumn<'w,
     b.write::<T>().map(|p| WriteColumn {
         index: p.index,
         rest: p.values,
-        ticks: p.ticks,
+        ticks: p.changed,
         offset: 0,
         id: usize::MAX,
         now,
@@ -720,7 +715,8 @@ pub struct Added<T>(PhantomData<fn() -> T>);
 /// A change filter's borrowed column: index, ticks, window.
 pub struct TickColumn<'w> {
     index: Option<StoreIndex<'w>>,
-    ticks: &'w [ComponentTicks],
+    /// The tested column (`added` or `changed`), parallel to the index's entities.
+    ticks: &'w [Tick],
     window: ChangeWindow,
     /// No write reached the store in the window (its high-water mark is older): nothing
     /// matches, and the join is not even started.
@@ -730,15 +726,9 @@ pub struct TickColumn<'w> {
 impl TickColumn<'_> {
     /// `None` if `e` has no `T`; else whether its tick is in the window.
     #[inline]
-    fn passes(&self, kind: TickKind, e: Entity) -> Option<bool> {
+    fn passes(&self, e: Entity) -> Option<bool> {
         let d = self.index?.dense_index(e)?;
-        Some(
-            !self.stale
-                && self
-                    .ticks
-                    .get(d)
-                    .is_some_and(|t| self.window.contains(kind.of(t))),
-        )
+        Some(!self.stale && self.ticks.get(d).is_some_and(|&t| self.window.contains(t)))
     }
 }
 
@@ -758,7 +748,7 @@ macro_rules! impl_tick_filter {
                 match b.read::<T>() {
                     Some(p) => TickColumn {
                         index: Some(p.index),
-                        ticks: p.ticks,
+                        ticks: $kind.column(&p),
                         window,
                         stale: !window.contains(p.last_changed),
                     },
@@ -775,7 +765,7 @@ macro_rules! impl_tick_filter {
                     plan.column(None, Role::Required);
                 } else {
                     let id = plan.column(f.index, Role::Required);
-                    plan.tick_filter(id, f.ticks, $kind, f.window);
+                    plan.tick_filter(id, f.ticks, f.window);
                 }
             }
             fn required<'w>(f: &Self::Fetch<'w>, best: &mut Option<StoreIndex<'w>>) {
@@ -787,10 +777,10 @@ macro_rules! impl_tick_filter {
             }
             #[inline]
             fn fetch_one<'w>(f: &mut Self::Fetch<'w>, e: Entity) -> Option<Self::Item<'w>> {
-                f.passes($kind, e)?.then_some(())
+                f.passes(e)?.then_some(())
             }
             fn mismatch(f: &Self::Fetch<'_>, e: Entity) -> Option<(MismatchReason, &'static str)> {
-                match f.passes($kind, e) {
+                match f.passes(e) {
                     Some(true) => None,
                     Some(false) => Some((MismatchReason::Unchanged, T::NAME)),
                     None => Some((MismatchReason::Lacks, T::NAME)),

@@ -17,10 +17,9 @@
 //! sparse array entity by entity, so sparse intersections cost O(runs · log gap), and stores
 //! filled by the same bundles — the common case — join in one run.
 
-use super::fetch::TickKind;
 use crate::entity::Entity;
 use crate::store::index::StoreIndex;
-use crate::tick::{ChangeWindow, ComponentTicks};
+use crate::tick::{ChangeWindow, Tick};
 
 /// What a column does to the join.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -45,8 +44,8 @@ struct Column<'w> {
 /// A change filter on a column (`Changed<T>`, `Added<T>`): every entity of a run must pass.
 struct TickTest<'w> {
     column: usize,
-    ticks: &'w [ComponentTicks],
-    kind: TickKind,
+    /// The tested tick column (`added` or `changed`), parallel to the column's entities.
+    ticks: &'w [Tick],
     window: ChangeWindow,
 }
 
@@ -55,7 +54,7 @@ impl TickTest<'_> {
     fn passes(&self, dense: usize) -> bool {
         self.ticks
             .get(dense)
-            .is_some_and(|t| self.window.contains(self.kind.of(t)))
+            .is_some_and(|&t| self.window.contains(t))
     }
 }
 
@@ -101,17 +100,10 @@ impl<'w> JoinPlan<'w> {
     }
 
     /// Adds a change filter on the (required) column `column`, whose ticks are `ticks`.
-    pub(crate) fn tick_filter(
-        &mut self,
-        column: usize,
-        ticks: &'w [ComponentTicks],
-        kind: TickKind,
-        window: ChangeWindow,
-    ) {
+    pub(crate) fn tick_filter(&mut self, column: usize, ticks: &'w [Tick], window: ChangeWindow) {
         self.tests.push(TickTest {
             column,
             ticks,
-            kind,
             window,
         });
     }

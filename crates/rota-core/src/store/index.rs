@@ -4,7 +4,7 @@
 use super::Store;
 use super::sparse::{ABSENT, SparsePages};
 use crate::entity::Entity;
-use crate::tick::{ComponentTicks, Tick};
+use crate::tick::Tick;
 
 /// A store's lookup structures, borrowed: the sparse array and the dense entity column.
 ///
@@ -57,7 +57,8 @@ impl<'w> StoreIndex<'w> {
 /// the store's high-water mark.
 pub(crate) struct ValuesRef<'w, V: ?Sized> {
     pub(crate) values: &'w V,
-    pub(crate) ticks: &'w [ComponentTicks],
+    pub(crate) added: &'w [Tick],
+    pub(crate) changed: &'w [Tick],
     pub(crate) last_changed: Tick,
 }
 
@@ -71,7 +72,9 @@ impl<V: ?Sized> Copy for ValuesRef<'_, V> {}
 /// A store's value half, exclusive (a writer stamps `ticks` and raises `last_changed`).
 pub(crate) struct ValuesMut<'w, V: ?Sized> {
     pub(crate) values: &'w mut V,
-    pub(crate) ticks: &'w mut [ComponentTicks],
+    /// Writers never change when a value was added.
+    pub(crate) added: &'w [Tick],
+    pub(crate) changed: &'w mut [Tick],
     pub(crate) last_changed: &'w mut Tick,
 }
 
@@ -80,7 +83,8 @@ impl<'w, V: ?Sized> ValuesMut<'w, V> {
     pub(crate) fn into_shared(self) -> ValuesRef<'w, V> {
         ValuesRef {
             values: self.values,
-            ticks: self.ticks,
+            added: self.added,
+            changed: self.changed,
             last_changed: *self.last_changed,
         }
     }
@@ -89,7 +93,8 @@ impl<'w, V: ?Sized> ValuesMut<'w, V> {
     pub(crate) fn reborrow(&mut self) -> ValuesMut<'_, V> {
         ValuesMut {
             values: &mut *self.values,
-            ticks: &mut *self.ticks,
+            added: self.added,
+            changed: &mut *self.changed,
             last_changed: &mut *self.last_changed,
         }
     }
@@ -98,7 +103,8 @@ impl<'w, V: ?Sized> ValuesMut<'w, V> {
     pub(crate) fn as_shared(&self) -> ValuesRef<'_, V> {
         ValuesRef {
             values: &*self.values,
-            ticks: &*self.ticks,
+            added: self.added,
+            changed: &*self.changed,
             last_changed: *self.last_changed,
         }
     }
@@ -118,7 +124,8 @@ impl<T> Store<T> {
     pub(crate) fn values_ref(&self) -> ValuesRef<'_, Vec<T>> {
         ValuesRef {
             values: &self.values,
-            ticks: &self.ticks,
+            added: &self.added,
+            changed: &self.changed,
             last_changed: self.last_changed,
         }
     }
@@ -136,7 +143,8 @@ impl<T> Store<T> {
             index,
             ValuesMut {
                 values: &mut self.values,
-                ticks: &mut self.ticks,
+                added: &self.added,
+                changed: &mut self.changed,
                 last_changed: &mut self.last_changed,
             },
         )

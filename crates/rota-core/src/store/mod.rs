@@ -80,8 +80,12 @@ pub struct Store<T> {
     sparse: SparsePages,
     entities: Vec<Entity>,
     values: Vec<T>,
-    /// Change ticks, parallel to `values` (same length, moved with them everywhere).
-    ticks: Vec<ComponentTicks>,
+    /// When each value was added, parallel to `values` (same length, moved with them
+    /// everywhere).
+    added: Vec<Tick>,
+    /// When each value last changed, parallel to `values`. A column of its own so that a writer
+    /// stamps a run with one contiguous fill.
+    changed: Vec<Tick>,
     /// High-water mark: no value's `changed` tick is newer than this (a `Changed<T>` query whose
     /// window does not contain it skips the whole store).
     last_changed: Tick,
@@ -126,7 +130,8 @@ impl<T> Store<T> {
             sparse,
             entities,
             values,
-            ticks,
+            added,
+            changed,
             last_changed,
             now,
             displaced,
@@ -135,7 +140,8 @@ impl<T> Store<T> {
         sparse.clone_from(&source.sparse);
         entities.clone_from(&source.entities);
         column_from(values, &source.values);
-        ticks.clone_from(&source.ticks);
+        added.clone_from(&source.added);
+        changed.clone_from(&source.changed);
         *last_changed = source.last_changed;
         *now = source.now;
         displaced.clone_from(&source.displaced);
@@ -156,7 +162,8 @@ impl<T> Store<T> {
             sparse: SparsePages::new(),
             entities: Vec::new(),
             values: Vec::new(),
-            ticks: Vec::new(),
+            added: Vec::new(),
+            changed: Vec::new(),
             last_changed: Tick::new(0),
             now: Tick::new(0),
             displaced: Vec::new(),
@@ -186,18 +193,27 @@ impl<T> Store<T> {
     /// When `entity`'s value was added and last changed, if the store holds one.
     #[inline]
     pub fn ticks(&self, entity: Entity) -> Option<ComponentTicks> {
-        self.dense_index(entity).map(|d| self.ticks[d])
+        self.dense_index(entity).map(|d| ComponentTicks {
+            added: self.added[d],
+            changed: self.changed[d],
+        })
     }
 
-    /// The change-tick column, parallel to [`Store::dense_values`].
+    /// When each value last changed, parallel to [`Store::dense_values`].
     #[inline]
-    pub fn dense_ticks(&self) -> &[ComponentTicks] {
-        &self.ticks
+    pub fn dense_changed_ticks(&self) -> &[Tick] {
+        &self.changed
+    }
+
+    /// When each value was added, parallel to [`Store::dense_values`].
+    #[inline]
+    pub fn dense_added_ticks(&self) -> &[Tick] {
+        &self.added
     }
 
     /// Clamps every tick to at most [`MAX_AGE`](crate::tick::MAX_AGE) old at `now`.
     pub(crate) fn clamp_ticks(&mut self, now: Tick) {
-        for t in &mut self.ticks {
+        for t in self.added.iter_mut().chain(&mut self.changed) {
             t.clamp(now);
         }
         self.last_changed.clamp(now);
@@ -251,7 +267,7 @@ impl<T> Store<T> {
     #[inline]
     pub fn get_mut(&mut self, entity: Entity) -> Option<&mut T> {
         let d = self.dense_index(entity)?;
-        self.ticks[d].changed = self.now;
+        self.changed[d] = self.now;
         self.last_changed = self.now;
         Some(&mut self.values[d])
     }
@@ -285,14 +301,14 @@ impl<T> Store<T> {
         if d != ABSENT {
             let d = d as usize;
             self.entities[d] = entity;
-            self.ticks[d].changed = self.now;
+            self.changed[d] = self.now;
             self.last_changed = self.now;
             return Ok(Some(std::mem::replace(&mut self.values[d], value)));
         }
         if let Err(e) = self.try_reserve(1) {
             return Err((e, value));
         }
-        if self.ticks.try_reserve(1).is_err() {
+        if self.added.try_reserve(1).is_err() || self.changed.try_reserve(1).is_err() {
             return Err((StoreError::OutOfMemory, value));
         }
         let index = self.entities.len() as u32;
@@ -316,7 +332,8 @@ impl<T> Store<T> {
         // Capacity was reserved above for all columns: no push can fail or reallocate.
         self.entities.push(entity);
         self.values.push(value);
-        self.ticks.push(ComponentTicks::new(self.now));
+        self.added.push(self.now);
+        self.changed.push(self.now);
         self.last_changed = self.now;
         self.displaced.push(!in_order);
         self.displaced_count += usize::from(!in_order);
@@ -344,7 +361,8 @@ impl<T> Store<T> {
         };
         self.entities.push(entity);
         self.values.push(value);
-        self.ticks.push(ComponentTicks::new(self.now));
+        self.added.push(self.now);
+        self.changed.push(self.now);
         self.last_changed = self.now;
         self.displaced.push(!in_order);
         self.displaced_count += usize::from(!in_order);
@@ -382,7 +400,9 @@ impl<T> Store<T> {
         let mut k = keep.iter();
         self.values.retain(|_| *k.next().unwrap_or(&false));
         let mut k = keep.iter();
-        self.ticks.retain(|_| *k.next().unwrap_or(&false));
+        self.added.retain(|_| *k.next().unwrap_or(&false));
+        let mut k = keep.iter();
+        self.changed.retain(|_| *k.next().unwrap_or(&false));
         let mut k = keep.iter();
         self.displaced.retain(|_| *k.next().unwrap_or(&false));
         for (i, e) in self.entities.iter().enumerate() {
@@ -408,7 +428,8 @@ impl<T> Store<T> {
         self.sparse.set_existing(entity.slot(), ABSENT);
         self.entities.swap_remove(d);
         let value = self.values.swap_remove(d);
-        self.ticks.swap_remove(d);
+        self.added.swap_remove(d);
+        self.changed.swap_remove(d);
         if self.displaced.swap_remove(d) {
             self.displaced_count -= 1;
         }
@@ -433,7 +454,8 @@ impl<T> Store<T> {
         self.sparse.clear();
         self.entities.clear();
         self.values.clear();
-        self.ticks.clear();
+        self.added.clear();
+        self.changed.clear();
         self.displaced.clear();
         self.displaced_count = 0;
     }
@@ -453,7 +475,8 @@ impl<T> Store<T> {
         // The displacement flags grow with the columns; reserving them too spares a batch
         // their reallocations. Failing here is harmless: `try_insert` reserves per push.
         let _ = self.displaced.try_reserve(additional);
-        let _ = self.ticks.try_reserve(additional);
+        let _ = self.added.try_reserve(additional);
+        let _ = self.changed.try_reserve(additional);
         Ok(())
     }
 
@@ -478,9 +501,16 @@ impl<T> Store<T> {
             .extract_if(.., |_| flags.next().unwrap_or(false))
             .collect();
         let mut flags = self.displaced.iter().copied();
-        let moved_ticks: Vec<ComponentTicks> = self
-            .ticks
+        let moved_added: Vec<Tick> = self
+            .added
             .extract_if(.., |_| flags.next().unwrap_or(false))
+            .collect();
+        let mut flags = self.displaced.iter().copied();
+        let moved_ticks: Vec<ComponentTicks> = self
+            .changed
+            .extract_if(.., |_| flags.next().unwrap_or(false))
+            .zip(moved_added)
+            .map(|(changed, added)| ComponentTicks { added, changed })
             .collect();
         // 2. Sort the few displaced ones by slot (packed keys: one u64 compare per step).
         let mut order: Vec<u64> = moved_entities
@@ -504,10 +534,13 @@ impl<T> Store<T> {
         // 3. Merge the two ascending runs, front to back, into fresh columns.
         let clean_entities = std::mem::take(&mut self.entities);
         let clean_values = std::mem::take(&mut self.values);
-        let clean_ticks = std::mem::take(&mut self.ticks);
+        let clean_ticks = std::mem::take(&mut self.added)
+            .into_iter()
+            .zip(std::mem::take(&mut self.changed))
+            .map(|(added, changed)| ComponentTicks { added, changed });
         let mut entities = Vec::with_capacity(n);
         let mut values = Vec::with_capacity(n);
-        let mut ticks = Vec::with_capacity(n);
+        let mut ticks: Vec<ComponentTicks> = Vec::with_capacity(n);
         let mut moved = sorted_moved.into_iter().peekable();
         for ((e, v), t) in clean_entities
             .into_iter()
@@ -536,7 +569,8 @@ impl<T> Store<T> {
         debug_assert_eq!(entities.len(), n);
         self.entities = entities;
         self.values = values;
-        self.ticks = ticks;
+        self.added = ticks.iter().map(|t| t.added).collect();
+        self.changed = ticks.iter().map(|t| t.changed).collect();
         for (i, e) in self.entities.iter().enumerate() {
             self.sparse.set_existing(e.slot(), i as u32);
         }
@@ -601,12 +635,9 @@ impl<T> Store<T> {
 
     /// Marks every value changed now.
     fn stamp_all(&mut self) {
-        let now = self.now;
-        for t in &mut self.ticks {
-            t.changed = now;
-        }
-        if !self.ticks.is_empty() {
-            self.last_changed = now;
+        self.changed.fill(self.now);
+        if !self.changed.is_empty() {
+            self.last_changed = self.now;
         }
     }
 
@@ -647,21 +678,22 @@ impl<T> Store<T> {
                 self.entities.len()
             ));
         }
-        if self.ticks.len() != self.entities.len() {
+        if self.added.len() != self.entities.len() || self.changed.len() != self.entities.len() {
             return Err(format!(
-                "{} change ticks for {} values",
-                self.ticks.len(),
+                "{} added and {} changed ticks for {} values",
+                self.added.len(),
+                self.changed.len(),
                 self.entities.len()
             ));
         }
         if let Some(t) = self
-            .ticks
+            .changed
             .iter()
-            .find(|t| t.changed.age(self.now) < self.last_changed.age(self.now))
+            .find(|t| t.age(self.now) < self.last_changed.age(self.now))
         {
             return Err(format!(
-                "a value changed at {:?}, after the store's high-water mark {:?}",
-                t.changed, self.last_changed
+                "a value changed at {t:?}, after the store's high-water mark {:?}",
+                self.last_changed
             ));
         }
         if self.displaced.len() != self.entities.len() {

@@ -75,7 +75,8 @@ impl<T: Component> ErasedStore for Store<T> {
         let v = self.values_ref();
         ValuesRef {
             values: v.values,
-            ticks: v.ticks,
+            added: v.added,
+            changed: v.changed,
             last_changed: v.last_changed,
         }
     }
@@ -85,7 +86,8 @@ impl<T: Component> ErasedStore for Store<T> {
             index,
             ValuesMut {
                 values: v.values,
-                ticks: v.ticks,
+                added: v.added,
+                changed: v.changed,
                 last_changed: v.last_changed,
             },
         )
