@@ -260,3 +260,34 @@ fn tags_store_nothing_move_nothing_and_are_logged() {
         }
     ));
 }
+
+#[test]
+fn despawning_an_entity_in_a_hierarchy_is_one_entry_for_it() {
+    let mut world = World::new();
+    let parent = world.spawn_with((A(0),));
+    let child = world.spawn_with((A(1),));
+    let grandchild = world.spawn_with((A(2),));
+    world.set_parent(child, parent).unwrap();
+    world.set_parent(grandchild, child).unwrap();
+    world.enable_structural_log(64);
+    world.despawn(child).unwrap();
+    let about_child: Vec<StructuralChange> = world
+        .structural_log()
+        .unwrap()
+        .changes_since(0)
+        .map(|e| e.change)
+        .filter(|c| match c {
+            StructuralChange::Despawned(e) => *e == child,
+            StructuralChange::Added { entity, .. } | StructuralChange::Removed { entity, .. } => {
+                *entity == child
+            }
+            _ => false,
+        })
+        .collect();
+    assert_eq!(about_child, [StructuralChange::Despawned(child)]);
+    // Its relatives' changes are logged as theirs: the parent lost its `Children`, the
+    // grandchild its `ChildOf`.
+    assert!(world.children(parent).is_empty());
+    assert_eq!(world.parent(grandchild), None);
+    assert!(world.check_invariants().is_ok());
+}

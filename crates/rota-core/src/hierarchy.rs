@@ -188,6 +188,12 @@ impl World {
     /// Removes `child` from its parent's `Children` and drops its `ChildOf`.
     fn detach_from_parent(&mut self, child: Entity) -> Option<Entity> {
         let parent = self.remove::<ChildOf>(child).ok().flatten()?.0;
+        self.unlist_child(parent, child);
+        Some(parent)
+    }
+
+    /// Removes `child` from `parent`'s `Children` (and the `Children` once empty).
+    fn unlist_child(&mut self, parent: Entity, child: Entity) {
         let now_empty = match self.get_mut::<Children>(parent) {
             Some(children) => {
                 if let Ok(i) = children.0.binary_search_by_key(&child.slot(), |e| e.slot()) {
@@ -200,7 +206,6 @@ impl World {
         if now_empty {
             let _ = self.remove::<Children>(parent);
         }
-        Some(parent)
     }
 
     /// Whether any entity was ever given a parent (the despawn paths skip the hierarchy
@@ -210,10 +215,15 @@ impl World {
     }
 
     /// Before `entity` (alive) is despawned: leave its parent, orphan its children.
+    ///
+    /// Only the relatives change here: the entity's own `ChildOf`/`Children` go with the
+    /// despawn itself, so the structural log records that as one `Despawned` entry.
     pub(crate) fn detach_for_despawn(&mut self, entity: Entity) {
-        self.detach_from_parent(entity);
-        if let Ok(Some(children)) = self.remove::<Children>(entity) {
-            for child in children.0 {
+        if let Some(parent) = self.get::<ChildOf>(entity).map(ChildOf::parent) {
+            self.unlist_child(parent, entity);
+        }
+        if let Some(children) = self.get::<Children>(entity).map(|c| c.0.clone()) {
+            for child in children {
                 let _ = self.remove::<ChildOf>(child);
             }
         }

@@ -99,8 +99,12 @@ fn users(
 
 impl World {
     /// Splits this world among `systems`, which must not conflict: each gets exclusive borrows
-    /// of the stores and resources it writes and shared borrows of those it reads. Settles the
-    /// stores first.
+    /// of the stores and resources it writes and shared borrows of those it reads (and of the
+    /// channels of the events it receives). Settles the stores first.
+    ///
+    /// This is the start of the systems' runs on the change clock: each system, in the order
+    /// given, gets its own tick and the window `(its last run, this tick]` its `Changed`/`Added`
+    /// filters see, and this tick is recorded as its last run (see [`crate::tick`]).
     ///
     /// # Errors
     ///
