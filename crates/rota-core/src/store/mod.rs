@@ -323,20 +323,8 @@ impl<T> Store<T> {
             self.sparse.set_existing(entity.slot(), ABSENT);
             return Err((e, value));
         }
-        // Clean only if it extends the ascending run: the last element is clean and lower.
-        let in_order = match (self.entities.last(), self.displaced.last()) {
-            (None, _) => true,
-            (Some(last), Some(false)) => last.slot() < entity.slot(),
-            _ => false,
-        };
         // Capacity was reserved above for all columns: no push can fail or reallocate.
-        self.entities.push(entity);
-        self.values.push(value);
-        self.added.push(self.now);
-        self.changed.push(self.now);
-        self.last_changed = self.now;
-        self.displaced.push(!in_order);
-        self.displaced_count += usize::from(!in_order);
+        self.append(entity, value);
         Ok(None)
     }
 
@@ -354,6 +342,14 @@ impl<T> Store<T> {
         if self.sparse.try_set(entity.slot(), index).is_err() {
             panic!("{}", StoreError::OutOfMemory);
         }
+        self.append(entity, value);
+    }
+
+    /// Pushes a new element on every dense column (its sparse entry is already set), added and
+    /// changed now. It is clean only if it extends the ascending run: the last element is clean
+    /// and has a lower slot.
+    #[inline]
+    fn append(&mut self, entity: Entity, value: T) {
         let in_order = match (self.entities.last(), self.displaced.last()) {
             (None, _) => true,
             (Some(last), Some(false)) => last.slot() < entity.slot(),
