@@ -26,7 +26,6 @@ mod soak;
 mod storage_model;
 mod structural_log;
 mod systems;
-mod ui;
 mod world;
 mod world_model;
 

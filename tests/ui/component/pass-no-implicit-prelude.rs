@@ -30,7 +30,7 @@ struct NotCloned(u32);
 #[resource(no_snapshot)]
 struct NotClonedResource(u32);
 
-fn main() {
+pub fn main() {
     let mut world = ::rota::World::new();
     let e = world.spawn_with((Position { x: 1.0 }, Wrapper { inner: 3u8 }, Team::Red));
     world.insert_resource(Gravity(9.8));

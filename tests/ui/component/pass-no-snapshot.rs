@@ -13,7 +13,7 @@ struct Handle(Mutex<u32>);
 #[resource(no_snapshot)]
 struct Device(Mutex<u32>);
 
-fn main() {
+pub fn main() {
     let mut world = World::new();
     let e = world.spawn_with((Handle(Mutex::new(1)),));
     assert_eq!(

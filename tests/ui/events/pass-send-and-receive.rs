@@ -17,7 +17,7 @@ fn count(mut hits: EventReader<Hit>, mut total: rota::ResMut<Total>) {
     total.0 += hits.read().map(|h| h.0).sum::<u32>();
 }
 
-fn main() {
+pub fn main() {
     let mut world = World::new();
     world.insert_resource(Total::default());
     let mut schedule = Schedule::builder()

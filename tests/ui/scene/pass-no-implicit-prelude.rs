@@ -19,7 +19,7 @@ struct Tag;
 #[scene(key = "ui.Pair")]
 struct Pair(#[scene(id = 1)] u8, #[scene(id = 2)] i64);
 
-fn main() {
+pub fn main() {
     let mut world = ::rota::World::new();
     let e = world.spawn();
     world.spawn_with((

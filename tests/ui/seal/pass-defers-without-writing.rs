@@ -25,7 +25,7 @@ fn hurt(mut q: Query<&mut Health>) {
     }
 }
 
-fn main() {
+pub fn main() {
     let mut world = World::new();
     world.spawn_with((Health(0),));
     world.spawn_with((Health(5),));

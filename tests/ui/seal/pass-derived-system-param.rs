@@ -29,7 +29,7 @@ fn movement(mut m: Outer) {
     }
 }
 
-fn main() {
+pub fn main() {
     let mut world = World::new();
     world.insert_resource(Gravity(1.0));
     world.spawn_with((Position(0.0), Velocity(3.0)));

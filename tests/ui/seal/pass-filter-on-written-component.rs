@@ -22,7 +22,7 @@ fn across_queries(mut hp: Query<&mut Health>, pos: Query<&Position, With<Health>
     }
 }
 
-fn main() {
+pub fn main() {
     let mut world = World::new();
     world.spawn_with((Health(1), Position(0.0)));
     world.spawn_with((Position(0.0),));

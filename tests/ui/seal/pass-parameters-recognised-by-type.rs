@@ -35,7 +35,7 @@ macro_rules! system_with {
 }
 system_with!(from_macro, Q<&mut Health>);
 
-fn main() {
+pub fn main() {
     let mut world = World::new();
     world.insert_resource(Bonus(1));
     world.spawn_with((Health(1),));

@@ -14,7 +14,7 @@ fn breed(templates: Res<Templates>, mut commands: Commands) {
         .unwrap();
 }
 
-fn main() {
+pub fn main() {
     let mut world = World::new();
     world.insert_resource(Templates(Prefab::new("sheep", (Position(0.0), Health(3)))));
     assert!(world.run(breed).is_clean());

@@ -5,7 +5,7 @@ use rota::{system, Component, Query, World};
 #[derive(Component, Clone)]
 struct Health(u32);
 
-fn main() {
+pub fn main() {
     #[derive(Component, Clone)]
     struct Health(u32);
 

@@ -38,7 +38,7 @@ fn thaw(q: Query<(Entity, &Position), With<Frozen>>, entities: &Entities, mut co
     }
 }
 
-fn main() {
+pub fn main() {
     let mut world = World::new();
     world.insert_resource(Gravity(0.5));
     world.insert_resource(Moves::default());

@@ -19,7 +19,7 @@ fn movement(
     let _ = &mut commands;
 }
 
-fn main() {
+pub fn main() {
     let mut world = ::rota::World::new();
     world.insert_resource(Gravity(1.0));
     let _ = world.run(movement);

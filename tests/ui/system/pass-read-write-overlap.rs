@@ -16,7 +16,7 @@ fn read_through_write(q: Query<&Position>) {
     let _ = q.iter().count();
 }
 
-fn main() {
+pub fn main() {
     let mut world = rota::World::new();
     world.spawn_with((Position(0.0),));
     let _ = world.run(both);
