@@ -18,7 +18,10 @@ pub fn main() {
     let e = world.spawn_with((Handle(Mutex::new(1)),));
     assert_eq!(
         world.snapshot().unwrap_err(),
-        SnapshotError::ComponentExcluded { component: "Handle", held: 1 }
+        SnapshotError::ComponentExcluded {
+            component: "Handle",
+            held: 1
+        }
     );
     world.despawn(e).unwrap();
     world.insert_resource(Device(Mutex::new(2)));

@@ -23,7 +23,11 @@ pub fn main() {
     let mut world = ::rota::World::new();
     let e = world.spawn();
     world.spawn_with((
-        Body { x: 1.0, target: ::core::option::Option::Some(e), name: ::std::string::String::new() },
+        Body {
+            x: 1.0,
+            target: ::core::option::Option::Some(e),
+            name: ::std::string::String::new(),
+        },
         Tag,
         Pair(1, -2),
     ));

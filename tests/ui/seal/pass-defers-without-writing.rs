@@ -1,6 +1,6 @@
 //! `defers(T)`: a system's `Commands` may insert, remove and spawn `T` without declaring a write,
 //! so it does not conflict with readers and writers of `T` in its batch.
-use rota::{system, Commands, Component, Entity, Query, Schedule, World};
+use rota::{Commands, Component, Entity, Query, Schedule, World, system};
 
 #[derive(Component, Clone)]
 struct Health(u32);

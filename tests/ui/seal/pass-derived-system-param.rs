@@ -1,5 +1,5 @@
 //! `#[derive(SystemParam)]` composes checked parameters; its access is the union of its fields'.
-use rota::{system, Commands, Component, Entity, Query, Res, Resource, SystemParam, World};
+use rota::{Commands, Component, Entity, Query, Res, Resource, SystemParam, World, system};
 
 #[derive(Component, Clone)]
 struct Position(f32);

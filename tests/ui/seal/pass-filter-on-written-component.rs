@@ -1,6 +1,6 @@
 //! A filter reads membership, not values, and membership cannot change inside a batch
 //! (structural changes are deferred): `&mut H` with `With<H>` does not alias. bevy accepts both.
-use rota::{system, Component, Query, With, World};
+use rota::{Component, Query, With, World, system};
 
 #[derive(Component, Clone)]
 struct Health(u32);

@@ -1,6 +1,6 @@
 //! Parameters are recognised by type, never by spelling: a renamed import, a type alias and a
 //! `macro_rules!` `$t:ty` are ordinary parameters.
-use rota::{system, Component, Query as Q, Res as R, Resource, World};
+use rota::{Component, Query as Q, Res as R, Resource, World, system};
 
 #[derive(Component, Clone)]
 struct Health(u32);

@@ -1,4 +1,4 @@
-use rota::{system, Commands, Component, Prefab, Res, Resource, World};
+use rota::{Commands, Component, Prefab, Res, Resource, World, system};
 
 #[derive(Component, Clone, Debug, PartialEq)]
 struct Position(f32);

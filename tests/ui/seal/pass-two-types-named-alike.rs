@@ -1,6 +1,6 @@
 //! Two different types both named `Health` (one at module level, one inside `main`) are two
 //! components: a system may write one and read the other.
-use rota::{system, Component, Query, World};
+use rota::{Component, Query, World, system};
 
 #[derive(Component, Clone)]
 struct Health(u32);

@@ -1,4 +1,7 @@
-use rota::{system, Commands, Component, Entities, Entity, Local, Query, Res, ResMut, Resource, With, Without, World};
+use rota::{
+    Commands, Component, Entities, Entity, Local, Query, Res, ResMut, Resource, With, Without,
+    World, system,
+};
 
 #[derive(Component, Clone, Debug, PartialEq)]
 struct Position(f32);
@@ -27,7 +30,12 @@ fn movement(
     }
 }
 
-#[system(reads(Position, Frozen), writes(Velocity), after(movement), every_ticks = 2)]
+#[system(
+    reads(Position, Frozen),
+    writes(Velocity),
+    after(movement),
+    every_ticks = 2
+)]
 fn thaw(q: Query<(Entity, &Position), With<Frozen>>, entities: &Entities, mut commands: Commands) {
     for (e, _) in q.iter() {
         if entities.is_alive(e) {

@@ -1,4 +1,4 @@
-use rota::{system, Component, Query};
+use rota::{Component, Query, system};
 
 #[derive(Component, Clone)]
 struct Position(f32);
