@@ -182,3 +182,31 @@ fn a_panic_inside_par_for_each_keeps_its_payload() {
         world.check_invariants().unwrap();
     }
 }
+
+#[derive(Resource, Clone)]
+struct Missing(u32);
+
+#[system(reads(Missing))]
+fn needs_missing(missing: Res<Missing>) {
+    let _ = missing.0;
+}
+
+/// rota's own panic inside a system already names the system; the schedule's report says the
+/// name once, not "system `x` panicked: system `x` reads ...".
+#[test]
+fn a_missing_resource_names_the_system_once() {
+    let mut schedule = Schedule::builder()
+        .add(needs_missing)
+        .threads(1)
+        .build()
+        .unwrap();
+    let mut world = World::new();
+    let payload =
+        catch_unwind(AssertUnwindSafe(|| schedule.run(&mut world))).expect_err("no resource");
+    let panics = payload.downcast::<SystemPanics>().unwrap();
+    let text = panics.to_string();
+    assert_eq!(panics.systems(), ["needs_missing"]);
+    assert_eq!(text.matches("needs_missing").count(), 1, "{text}");
+    assert!(text.starts_with("system `needs_missing` reads resource `"), "{text}");
+    assert!(text.contains("Missing"), "{text}");
+}

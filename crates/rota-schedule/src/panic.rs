@@ -81,6 +81,9 @@ impl std::fmt::Display for SystemPanics {
                 f.write_str("; ")?;
             }
             match p.message() {
+                // rota's own panics inside a system (a missing resource, say) already open with
+                // "system `name` ..."; the name is said once.
+                Some(m) if m.starts_with(&format!("system `{}` ", p.system)) => f.write_str(m)?,
                 Some(m) => write!(f, "system `{}` panicked: {m}", p.system)?,
                 None => write!(f, "system `{}` panicked with a non-text payload", p.system)?,
             }
