@@ -28,3 +28,30 @@ fn ui_rejections_fail_under_cargo_check() {
     t.compile_fail("events/[!p]*.rs");
     t.compile_fail("scene/[!p]*.rs");
 }
+
+/// The snapshots are only meaningful on the compiler they were blessed with. trybuild's cargo
+/// runs the `rustc` this environment selects (`rust-toolchain.toml`, unless an override such as
+/// `RUSTUP_TOOLCHAIN` wins); if that is not the pinned one, say so here, in one line, rather than
+/// as a wall of `.stderr` mismatches.
+#[test]
+fn ui_snapshots_run_on_the_pinned_toolchain() {
+    let pin = include_str!("../../rust-toolchain.toml");
+    let channel = pin
+        .lines()
+        .find_map(|line| line.trim().strip_prefix("channel = "))
+        .expect("rust-toolchain.toml names a channel")
+        .trim_matches('"');
+    let rustc = std::env::var("RUSTC").unwrap_or_else(|_| "rustc".to_owned());
+    let version = std::process::Command::new(&rustc)
+        .arg("--version")
+        .output()
+        .expect("rustc runs");
+    let version = String::from_utf8_lossy(&version.stdout);
+    assert!(
+        version.starts_with(&format!("rustc {channel} ")),
+        "the ui snapshots were blessed with rustc {channel} (rust-toolchain.toml), this is \
+         `{}`: run under the pin, or bump it and re-bless (`TRYBUILD=overwrite cargo test --test \
+         it ui`) reading the diff",
+        version.trim()
+    );
+}

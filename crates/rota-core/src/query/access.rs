@@ -218,6 +218,17 @@ impl ConstMessage {
         }
     }
 
+    /// The message made of `parts`, in order.
+    const fn concat(parts: &[&str]) -> ConstMessage {
+        let mut m = ConstMessage::new();
+        let mut i = 0;
+        while i < parts.len() {
+            m = m.push(parts[i]);
+            i += 1;
+        }
+        m
+    }
+
     const fn push(mut self, s: &str) -> ConstMessage {
         let bytes = s.as_bytes();
         let mut i = 0;
@@ -259,29 +270,31 @@ pub const fn check_parameter_aliasing(
 ) {
     let here = &params[last];
     if let Some(component) = find_alias(here) {
-        let m = ConstMessage::new()
-            .push("system `")
-            .push(system)
-            .push("`: parameter `")
-            .push(names[last])
-            .push("` accesses `")
-            .push(component)
-            .push("` twice and one access writes it; a `&mut` would alias: split the query");
+        let m = ConstMessage::concat(&[
+            "system `",
+            system,
+            "`: parameter `",
+            names[last],
+            "` accesses `",
+            component,
+            "` twice and one access writes it; a `&mut` would alias: split the query",
+        ]);
         panic!("{}", m.as_str());
     }
     let mut i = 0;
     while i < last {
         if let Some(component) = find_alias_between(here, &params[i]) {
-            let m = ConstMessage::new()
-                .push("system `")
-                .push(system)
-                .push("`: parameters `")
-                .push(names[i])
-                .push("` and `")
-                .push(names[last])
-                .push("` both access `")
-                .push(component)
-                .push("` and one of them writes it; a `&mut` would alias: use one parameter");
+            let m = ConstMessage::concat(&[
+                "system `",
+                system,
+                "`: parameters `",
+                names[i],
+                "` and `",
+                names[last],
+                "` both access `",
+                component,
+                "` and one of them writes it; a `&mut` would alias: use one parameter",
+            ]);
             panic!("{}", m.as_str());
         }
         i += 1;
@@ -296,10 +309,11 @@ pub const fn check_parameter_aliasing(
 /// At compile time, naming the system.
 pub const fn check_one_commands(system: &str, count: u32) {
     if count > 1 {
-        let m = ConstMessage::new()
-            .push("system `")
-            .push(system)
-            .push("` takes `Commands` more than once (directly or inside a `SystemParam` struct); one buffer records everything (two would reserve the same entities)");
+        let m = ConstMessage::concat(&[
+            "system `",
+            system,
+            "` takes `Commands` more than once (directly or inside a `SystemParam` struct); one buffer records everything (two would reserve the same entities)",
+        ]);
         panic!("{}", m.as_str());
     }
 }

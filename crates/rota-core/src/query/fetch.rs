@@ -6,6 +6,10 @@ use std::marker::PhantomData;
 use std::slice;
 
 use super::borrow::ReadParts;
+use super::column::{
+    Column, ColumnRun, Joined, MutRun, OptionRun, ReadColumn, WriteColumn, optional_rest,
+    optional_run, required_run,
+};
 use super::{
     Access, Borrows, ConstAccess, JoinPlan, Mode, QueryData, ReadOnlyQueryData, Role, Sealed, Space,
 };
@@ -65,17 +69,6 @@ fn access<T: Component>(mode: Mode) -> Access {
     }
 }
 
-fn lacks<T: Component>(has: bool) -> Option<(MismatchReason, &'static str)> {
-    (!has).then_some((MismatchReason::Lacks, T::NAME))
-}
-
-/// A shared column: index, values, and its id in the join.
-pub struct ReadColumn<'w, T> {
-    index: StoreIndex<'w>,
-    values: &'w [T],
-    id: usize,
-}
-
 /// Which change tick a [`Changed`]/[`Added`] filter tests.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub(crate) enum TickKind {
@@ -95,207 +88,13 @@ impl TickKind {
     }
 }
 
-impl<'w, T> ReadColumn<'w, T> {
-    #[inline]
-    fn get(&self, entity: Entity) -> Option<&'w T> {
-        self.index.dense_index(entity).map(|d| &self.values[d])
-    }
-
-    #[inline]
-    fn run(&self, plan: &JoinPlan<'w>) -> Option<&'w [T]> {
-        let start = plan.start(self.id)?;
-        self.values.get(start..start + plan.len())
-    }
-}
-
-/// An exclusive column: values handed out by splitting the slice at ascending positions, which
-/// is how a mutable query is an ordinary `Iterator` without `unsafe`.
-///
-/// Handing values out **stamps** them: every value a run or a probe hands out gets
-/// `changed = now`, whether or not the caller then writes it (see `Changed`).
-pub struct WriteColumn<'w, T> {
-    index: StoreIndex<'w>,
-    /// The values not yet handed out; `rest[0]` is dense index `offset`.
-    rest: &'w mut [T],
-    /// Their change ticks, parallel to `rest`.
-    ticks: &'w mut [Tick],
-    offset: usize,
-    id: usize,
-    now: Tick,
-}
-
-impl<'w, T> WriteColumn<'w, T> {
-    /// The `len` values from dense index `start` (which must not be behind the last run), with
-    /// their ticks; stamped as they are handed out.
-    #[inline]
-    fn take(&mut self, start: usize, len: usize) -> Option<MutRun<'w, T>> {
-        let skip = start.checked_sub(self.offset)?;
-        let rest = std::mem::take(&mut self.rest);
-        let ticks = std::mem::take(&mut self.ticks);
-        if skip + len > rest.len() || skip + len > ticks.len() {
-            self.rest = rest;
-            self.ticks = ticks;
-            return None;
-        }
-        let (_, tail) = rest.split_at_mut(skip);
-        let (run, tail) = tail.split_at_mut(len);
-        let (_, ticks_tail) = ticks.split_at_mut(skip);
-        let (run_ticks, ticks_tail) = ticks_tail.split_at_mut(len);
-        self.rest = tail;
-        self.ticks = ticks_tail;
-        self.offset = start + len;
-        Some(MutRun {
-            values: run.iter_mut(),
-            ticks: run_ticks,
-            now: self.now,
-        })
-    }
-
-    #[inline]
-    fn get(&mut self, entity: Entity) -> Option<&'w mut T> {
-        let d = self.index.dense_index(entity)?;
-        debug_assert!(d >= self.offset, "query entities arrived out of order");
-        self.take(d, 1).and_then(|mut run| run.next())
-    }
-
-    #[inline]
-    fn run(&mut self, plan: &JoinPlan<'w>) -> Option<MutRun<'w, T>> {
-        let start = plan.start(self.id)?;
-        self.take(start, plan.len())
-    }
-}
-
-/// The values of one run of a `&mut T` element with their change ticks. Every value handed out
-/// is stamped `changed = now` — in bulk, not per item: the run counts what it handed out (the
-/// values its iterator has passed) and stamps exactly those ticks when it ends (when it is
-/// dropped: used up, replaced by the next run, or abandoned by a loop that stopped early), or
-/// all of them when the rest is handed out as a slice (`stamp_rest`). So the loop over a run is
-/// a plain slice walk, and a loop that stops early stamps only what it fetched.
-pub struct MutRun<'w, T> {
-    values: slice::IterMut<'w, T>,
-    /// The ticks of every value of the run, handed out or not (`ticks.len()` = the run's
-    /// length; the first `ticks.len() - values.len()` belong to values already handed out).
-    ticks: &'w mut [Tick],
-    now: Tick,
-}
-
-impl<'w, T> MutRun<'w, T> {
-    fn empty() -> MutRun<'w, T> {
-        MutRun {
-            values: <&mut [T]>::default().iter_mut(),
-            ticks: &mut [],
-            now: Tick::default(),
-        }
-    }
-
-    /// Stamps the ticks of the values handed out so far, and forgets them.
-    #[inline]
-    fn stamp_handed_out(&mut self) {
-        let handed = self.ticks.len() - self.values.len();
-        let (done, rest) = std::mem::take(&mut self.ticks).split_at_mut(handed);
-        done.fill(self.now);
-        self.ticks = rest;
-    }
-
-    /// The values not yet handed out, as a slice; every value of the run is stamped.
-    fn stamp_rest(mut self) -> &'w mut [T] {
-        let values = std::mem::take(&mut self.values);
-        std::mem::take(&mut self.ticks).fill(self.now);
-        values.into_slice()
-    }
-}
-
-impl<T> Drop for MutRun<'_, T> {
-    fn drop(&mut self) {
-        self.stamp_handed_out();
-    }
-}
-
-impl<'w, T> Iterator for MutRun<'w, T> {
-    type Item = &'w mut T;
-
-    #[inline]
-    fn next(&mut self) -> Option<&'w mut T> {
-        self.values.next()
-    }
-
-    #[inline]
-    fn size_hint(&self) -> (usize, Option<usize>) {
-        self.values.size_hint()
-    }
-
-    #[inline]
-    fn fold<B, F: FnMut(B, &'w mut T) -> B>(mut self, init: B, f: F) -> B {
-        // Everything left is about to be handed out: stamp it all, then walk the slice.
-        let values = std::mem::take(&mut self.values);
-        std::mem::take(&mut self.ticks).fill(self.now);
-        values.fold(init, f)
-    }
-}
-
-fn read_column<'w, T: Component>(b: &mut Borrows<'w>) -> Option<ReadColumn<'w, T>> {
-    b.read::<T>().map(|p| ReadColumn {
-        index: p.index,
-        values: p.values,
-        id: usize::MAX,
-    })
-}
-
-fn write_column<'w, T: Component>(b: &mut Borrows<'w>) -> Option<WriteColumn<'w, T>> {
-    let now = b.window().now;
-    b.write::<T>().map(|p| WriteColumn {
-        index: p.index,
-        rest: p.values,
-        ticks: p.changed,
-        offset: 0,
-        id: usize::MAX,
-        now,
-    })
-}
-
-/// What the join and the probes need of a column, whether it reads or writes.
-trait JoinColumn<'w> {
-    fn index(&self) -> StoreIndex<'w>;
-    fn set_id(&mut self, id: usize);
-}
-
-impl<'w, T> JoinColumn<'w> for ReadColumn<'w, T> {
-    fn index(&self) -> StoreIndex<'w> {
-        self.index
-    }
-    fn set_id(&mut self, id: usize) {
-        self.id = id;
-    }
-}
-
-impl<'w, T> JoinColumn<'w> for WriteColumn<'w, T> {
-    fn index(&self) -> StoreIndex<'w> {
-        self.index
-    }
-    fn set_id(&mut self, id: usize) {
-        self.id = id;
-    }
-}
-
-/// Registers a (possibly missing) column with the join under `role`.
-fn plan_column<'w>(column: Option<&mut impl JoinColumn<'w>>, plan: &mut JoinPlan<'w>, role: Role) {
-    match column {
-        Some(c) => c.set_id(plan.column(Some(c.index()), role)),
-        None => _ = plan.column(None, role),
-    }
-}
-
-/// Offers a required column as the driver of an entity-by-entity walk.
-fn offer_column<'w>(column: Option<&impl JoinColumn<'w>>, best: &mut Option<StoreIndex<'w>>) {
-    offer(column.map(JoinColumn::index), best);
-}
-
 /// Why `e` does not match a required column.
-fn lacks_in<'w, T: Component>(
-    column: Option<&impl JoinColumn<'w>>,
+fn lacks_in<'w, T: Component, C: Column<'w>>(
+    column: &Option<Joined<'w, C>>,
     e: Entity,
 ) -> Option<(MismatchReason, &'static str)> {
-    lacks::<T>(column.is_some_and(|c| c.index().contains(e)))
+    let has = column.as_ref().is_some_and(|c| c.index().contains(e));
+    (!has).then_some((MismatchReason::Lacks, T::NAME))
 }
 
 fn offer<'w>(index: Option<StoreIndex<'w>>, best: &mut Option<StoreIndex<'w>>) {
@@ -305,250 +104,141 @@ fn offer<'w>(index: Option<StoreIndex<'w>>, best: &mut Option<StoreIndex<'w>>) {
     }
 }
 
-impl<T: Component> Sealed for &T {}
-impl<T: Component> QueryData for &T {
-    type Item<'w> = &'w T;
-    type Slices<'w> = &'w [T];
-    type Raw<'w> = &'w [T];
-    type Fetch<'w> = Option<ReadColumn<'w, T>>;
-    type Run<'w> = slice::Iter<'w, T>;
-    type Access = ReadOf<T>;
-    const ACCESS: ConstAccess = leaf::<T>(Mode::Read);
-    fn access(out: &mut Vec<Access>) {
-        out.push(access::<T>(Mode::Read));
-    }
-    fn init<'w>(b: &mut Borrows<'w>) -> Self::Fetch<'w> {
-        read_column(b)
-    }
-    fn plan<'w>(f: &mut Self::Fetch<'w>, plan: &mut JoinPlan<'w>) {
-        plan_column(f.as_mut(), plan, Role::Required);
-    }
-    fn required<'w>(f: &Self::Fetch<'w>, best: &mut Option<StoreIndex<'w>>) {
-        offer_column(f.as_ref(), best);
-    }
-    #[inline]
-    fn raw<'w>(f: &mut Self::Fetch<'w>, plan: &JoinPlan<'w>) -> &'w [T] {
-        f.as_ref().and_then(|c| c.run(plan)).unwrap_or_default()
-    }
-    #[inline]
-    fn run<'w>(s: &'w [T], _: &'w [Entity]) -> Self::Run<'w> {
-        s.iter()
-    }
-    #[inline]
-    fn hand_out<'w>(raw: Self::Raw<'w>) -> Self::Slices<'w> {
-        raw
-    }
-    fn empty_run<'w>() -> Self::Run<'w> {
-        [].iter()
-    }
-    fn rest<'w>(run: Self::Run<'w>) -> Self::Slices<'w> {
-        run.as_slice()
-    }
-    fn slices_one<'w>(f: &mut Self::Fetch<'w>, e: Entity) -> Option<&'w [T]> {
-        f.as_ref()?.get(e).map(slice::from_ref)
-    }
-    #[inline]
-    fn fetch_one<'w>(f: &mut Self::Fetch<'w>, e: Entity) -> Option<&'w T> {
-        f.as_ref()?.get(e)
-    }
-    fn mismatch(f: &Self::Fetch<'_>, e: Entity) -> Option<(MismatchReason, &'static str)> {
-        lacks_in::<T>(f.as_ref(), e)
-    }
-}
-impl<T: Component> ReadOnlyQueryData for &T {}
-
-impl<T: Component> Sealed for &mut T {}
-impl<T: Component> QueryData for &mut T {
-    type Item<'w> = &'w mut T;
-    type Slices<'w> = &'w mut [T];
-    type Raw<'w> = MutRun<'w, T>;
-    type Fetch<'w> = Option<WriteColumn<'w, T>>;
-    type Run<'w> = MutRun<'w, T>;
-    type Access = WriteOf<T>;
-    const ACCESS: ConstAccess = leaf::<T>(Mode::Write);
-    fn access(out: &mut Vec<Access>) {
-        out.push(access::<T>(Mode::Write));
-    }
-    fn init<'w>(b: &mut Borrows<'w>) -> Self::Fetch<'w> {
-        write_column(b)
-    }
-    fn plan<'w>(f: &mut Self::Fetch<'w>, plan: &mut JoinPlan<'w>) {
-        plan_column(f.as_mut(), plan, Role::Required);
-    }
-    fn required<'w>(f: &Self::Fetch<'w>, best: &mut Option<StoreIndex<'w>>) {
-        offer_column(f.as_ref(), best);
-    }
-    #[inline]
-    fn raw<'w>(f: &mut Self::Fetch<'w>, plan: &JoinPlan<'w>) -> MutRun<'w, T> {
-        f.as_mut()
-            .and_then(|c| c.run(plan))
-            .unwrap_or_else(MutRun::empty)
-    }
-    #[inline]
-    fn run<'w>(s: MutRun<'w, T>, _: &'w [Entity]) -> Self::Run<'w> {
-        s
-    }
-    #[inline]
-    fn hand_out<'w>(raw: Self::Raw<'w>) -> Self::Slices<'w> {
-        raw.stamp_rest()
-    }
-    fn empty_run<'w>() -> Self::Run<'w> {
-        MutRun::empty()
-    }
-    fn rest<'w>(run: Self::Run<'w>) -> Self::Slices<'w> {
-        run.stamp_rest()
-    }
-    fn slices_one<'w>(f: &mut Self::Fetch<'w>, e: Entity) -> Option<&'w mut [T]> {
-        f.as_mut()?.get(e).map(slice::from_mut)
-    }
-    #[inline]
-    fn fetch_one<'w>(f: &mut Self::Fetch<'w>, e: Entity) -> Option<&'w mut T> {
-        f.as_mut()?.get(e)
-    }
-    fn mismatch(f: &Self::Fetch<'_>, e: Entity) -> Option<(MismatchReason, &'static str)> {
-        lacks_in::<T>(f.as_ref(), e)
-    }
+/// The access items of an element over one component `T`: its fetch state, and what it
+/// touches as a type and as data.
+macro_rules! leaf_access {
+    ($fetch:ty, $of:ident, $mode:expr) => {
+        type Fetch<'w> = $fetch;
+        type Access = $of<T>;
+        const ACCESS: ConstAccess = leaf::<T>($mode);
+        fn access(out: &mut Vec<Access>) {
+            out.push(access::<T>($mode));
+        }
+    };
 }
 
-/// The items of a run of an `Option<&T>` element: all `Some` or all `None`.
-pub enum OptionRun<I> {
-    /// The run's entities have the component: its values.
-    Some(I),
-    /// They do not: this many `None`s.
-    None(usize),
-}
-
-impl<I: Iterator> Iterator for OptionRun<I> {
-    type Item = Option<I::Item>;
-    #[inline]
-    fn next(&mut self) -> Option<Option<I::Item>> {
-        match self {
-            OptionRun::Some(it) => it.next().map(Some),
-            OptionRun::None(0) => None,
-            OptionRun::None(n) => {
-                *n -= 1;
-                Some(None)
+/// `QueryData` for a component element `$element` (`&T` or `&mut T`, borrowing a `$column`
+/// whose runs are `$run`, handed out as `$item`s or one `$slice`) and for `Option<$element>`.
+/// The two columns differ only behind the [`Column`] trait, so these are the four elements'
+/// only bodies.
+macro_rules! impl_component_element {
+    ($element:ty, $column:ident, $mode:expr, $of:ident,
+     item: $item:ty, slice: $slice:ty, run: $run:ty) => {
+        impl<T: Component> Sealed for $element {}
+        impl<T: Component> QueryData for $element {
+            type Item<'w> = $item;
+            type Slices<'w> = $slice;
+            type Raw<'w> = $run;
+            type Run<'w> = $run;
+            leaf_access!(Option<Joined<'w, $column<'w, T>>>, $of, $mode);
+            fn init<'w>(b: &mut Borrows<'w>) -> Self::Fetch<'w> {
+                Joined::borrow(b)
+            }
+            fn plan<'w>(f: &mut Self::Fetch<'w>, plan: &mut JoinPlan<'w>) {
+                Joined::register(f, plan, Role::Required);
+            }
+            fn required<'w>(f: &Self::Fetch<'w>, best: &mut Option<StoreIndex<'w>>) {
+                offer(f.as_ref().map(Joined::index), best);
+            }
+            #[inline]
+            fn raw<'w>(f: &mut Self::Fetch<'w>, plan: &JoinPlan<'w>) -> Self::Raw<'w> {
+                required_run(f, plan)
+            }
+            #[inline]
+            fn run<'w>(raw: Self::Raw<'w>, _: &'w [Entity]) -> Self::Run<'w> {
+                raw
+            }
+            #[inline]
+            fn hand_out<'w>(raw: Self::Raw<'w>) -> Self::Slices<'w> {
+                raw.rest()
+            }
+            fn empty_run<'w>() -> Self::Run<'w> {
+                ColumnRun::empty()
+            }
+            fn rest<'w>(run: Self::Run<'w>) -> Self::Slices<'w> {
+                run.rest()
+            }
+            fn slices_one<'w>(f: &mut Self::Fetch<'w>, e: Entity) -> Option<Self::Slices<'w>> {
+                f.as_mut()?.one(e).map(ColumnRun::rest)
+            }
+            #[inline]
+            fn fetch_one<'w>(f: &mut Self::Fetch<'w>, e: Entity) -> Option<Self::Item<'w>> {
+                f.as_mut()?.one(e)?.next()
+            }
+            fn mismatch(f: &Self::Fetch<'_>, e: Entity) -> Option<(MismatchReason, &'static str)> {
+                lacks_in::<T, _>(f, e)
             }
         }
-    }
-    #[inline]
-    fn size_hint(&self) -> (usize, Option<usize>) {
-        match self {
-            OptionRun::Some(it) => it.size_hint(),
-            OptionRun::None(n) => (*n, Some(*n)),
+
+        impl<T: Component> Sealed for Option<$element> {}
+        impl<T: Component> QueryData for Option<$element> {
+            type Item<'w> = Option<$item>;
+            type Slices<'w> = Option<$slice>;
+            type Raw<'w> = Option<$run>;
+            type Run<'w> = OptionRun<$run>;
+            leaf_access!(Option<Joined<'w, $column<'w, T>>>, $of, $mode);
+            fn init<'w>(b: &mut Borrows<'w>) -> Self::Fetch<'w> {
+                Joined::borrow(b)
+            }
+            fn plan<'w>(f: &mut Self::Fetch<'w>, plan: &mut JoinPlan<'w>) {
+                Joined::register(f, plan, Role::Optional);
+            }
+            fn required<'w>(_: &Self::Fetch<'w>, _: &mut Option<StoreIndex<'w>>) {}
+            #[inline]
+            fn raw<'w>(f: &mut Self::Fetch<'w>, plan: &JoinPlan<'w>) -> Self::Raw<'w> {
+                f.as_mut().and_then(|c| c.run(plan))
+            }
+            #[inline]
+            fn run<'w>(raw: Self::Raw<'w>, entities: &'w [Entity]) -> Self::Run<'w> {
+                optional_run(raw, entities)
+            }
+            #[inline]
+            fn hand_out<'w>(raw: Self::Raw<'w>) -> Self::Slices<'w> {
+                raw.map(ColumnRun::rest)
+            }
+            fn empty_run<'w>() -> Self::Run<'w> {
+                OptionRun::None(0)
+            }
+            fn rest<'w>(run: Self::Run<'w>) -> Self::Slices<'w> {
+                optional_rest(run)
+            }
+            fn slices_one<'w>(f: &mut Self::Fetch<'w>, e: Entity) -> Option<Self::Slices<'w>> {
+                Some(f.as_mut().and_then(|c| c.one(e)).map(ColumnRun::rest))
+            }
+            #[inline]
+            fn fetch_one<'w>(f: &mut Self::Fetch<'w>, e: Entity) -> Option<Self::Item<'w>> {
+                Some(
+                    f.as_mut()
+                        .and_then(|c| c.one(e))
+                        .and_then(|mut run| run.next()),
+                )
+            }
+            fn mismatch(_: &Self::Fetch<'_>, _: Entity) -> Option<(MismatchReason, &'static str)> {
+                None
+            }
         }
-    }
+    };
 }
 
-impl<T: Component> Sealed for Option<&T> {}
-impl<T: Component> QueryData for Option<&T> {
-    type Item<'w> = Option<&'w T>;
-    type Slices<'w> = Option<&'w [T]>;
-    type Raw<'w> = Option<&'w [T]>;
-    type Fetch<'w> = Option<ReadColumn<'w, T>>;
-    type Run<'w> = OptionRun<slice::Iter<'w, T>>;
-    type Access = ReadOf<T>;
-    const ACCESS: ConstAccess = leaf::<T>(Mode::Read);
-    fn access(out: &mut Vec<Access>) {
-        out.push(access::<T>(Mode::Read));
-    }
-    fn init<'w>(b: &mut Borrows<'w>) -> Self::Fetch<'w> {
-        read_column(b)
-    }
-    fn plan<'w>(f: &mut Self::Fetch<'w>, plan: &mut JoinPlan<'w>) {
-        plan_column(f.as_mut(), plan, Role::Optional);
-    }
-    fn required<'w>(_: &Self::Fetch<'w>, _: &mut Option<StoreIndex<'w>>) {}
-    #[inline]
-    fn raw<'w>(f: &mut Self::Fetch<'w>, plan: &JoinPlan<'w>) -> Option<&'w [T]> {
-        f.as_ref().and_then(|c| c.run(plan))
-    }
-    #[inline]
-    fn run<'w>(s: Option<&'w [T]>, entities: &'w [Entity]) -> Self::Run<'w> {
-        match s {
-            Some(s) => OptionRun::Some(s.iter()),
-            None => OptionRun::None(entities.len()),
-        }
-    }
-    #[inline]
-    fn hand_out<'w>(raw: Self::Raw<'w>) -> Self::Slices<'w> {
-        raw
-    }
-    fn empty_run<'w>() -> Self::Run<'w> {
-        OptionRun::None(0)
-    }
-    fn rest<'w>(run: Self::Run<'w>) -> Self::Slices<'w> {
-        match run {
-            OptionRun::Some(it) => Some(it.as_slice()),
-            OptionRun::None(_) => None,
-        }
-    }
-    fn slices_one<'w>(f: &mut Self::Fetch<'w>, e: Entity) -> Option<Option<&'w [T]>> {
-        Some(f.as_ref().and_then(|c| c.get(e)).map(slice::from_ref))
-    }
-    #[inline]
-    fn fetch_one<'w>(f: &mut Self::Fetch<'w>, e: Entity) -> Option<Option<&'w T>> {
-        Some(f.as_ref().and_then(|c| c.get(e)))
-    }
-    fn mismatch(_: &Self::Fetch<'_>, _: Entity) -> Option<(MismatchReason, &'static str)> {
-        None
-    }
-}
+impl_component_element!(&T, ReadColumn, Mode::Read, ReadOf,
+    item: &'w T, slice: &'w [T], run: slice::Iter<'w, T>);
+impl_component_element!(&mut T, WriteColumn, Mode::Write, WriteOf,
+    item: &'w mut T, slice: &'w mut [T], run: MutRun<'w, T>);
+impl<T: Component> ReadOnlyQueryData for &T {}
 impl<T: Component> ReadOnlyQueryData for Option<&T> {}
 
-impl<T: Component> Sealed for Option<&mut T> {}
-impl<T: Component> QueryData for Option<&mut T> {
-    type Item<'w> = Option<&'w mut T>;
-    type Slices<'w> = Option<&'w mut [T]>;
-    type Raw<'w> = Option<MutRun<'w, T>>;
-    type Fetch<'w> = Option<WriteColumn<'w, T>>;
-    type Run<'w> = OptionRun<MutRun<'w, T>>;
-    type Access = WriteOf<T>;
-    const ACCESS: ConstAccess = leaf::<T>(Mode::Write);
-    fn access(out: &mut Vec<Access>) {
-        out.push(access::<T>(Mode::Write));
-    }
-    fn init<'w>(b: &mut Borrows<'w>) -> Self::Fetch<'w> {
-        write_column(b)
-    }
-    fn plan<'w>(f: &mut Self::Fetch<'w>, plan: &mut JoinPlan<'w>) {
-        plan_column(f.as_mut(), plan, Role::Optional);
-    }
-    fn required<'w>(_: &Self::Fetch<'w>, _: &mut Option<StoreIndex<'w>>) {}
-    #[inline]
-    fn raw<'w>(f: &mut Self::Fetch<'w>, plan: &JoinPlan<'w>) -> Option<MutRun<'w, T>> {
-        f.as_mut().and_then(|c| c.run(plan))
-    }
-    #[inline]
-    fn run<'w>(s: Option<MutRun<'w, T>>, entities: &'w [Entity]) -> Self::Run<'w> {
-        match s {
-            Some(s) => OptionRun::Some(s),
-            None => OptionRun::None(entities.len()),
-        }
-    }
-    #[inline]
-    fn hand_out<'w>(raw: Self::Raw<'w>) -> Self::Slices<'w> {
-        raw.map(MutRun::stamp_rest)
-    }
-    fn empty_run<'w>() -> Self::Run<'w> {
-        OptionRun::None(0)
-    }
-    fn rest<'w>(run: Self::Run<'w>) -> Self::Slices<'w> {
-        match run {
-            OptionRun::Some(it) => Some(it.stamp_rest()),
-            OptionRun::None(_) => None,
-        }
-    }
-    fn slices_one<'w>(f: &mut Self::Fetch<'w>, e: Entity) -> Option<Option<&'w mut [T]>> {
-        Some(f.as_mut().and_then(|c| c.get(e)).map(slice::from_mut))
-    }
-    #[inline]
-    fn fetch_one<'w>(f: &mut Self::Fetch<'w>, e: Entity) -> Option<Option<&'w mut T>> {
-        Some(f.as_mut().and_then(|c| c.get(e)))
-    }
-    fn mismatch(_: &Self::Fetch<'_>, _: Entity) -> Option<(MismatchReason, &'static str)> {
-        None
-    }
+/// The items of an element that touches no store (`Entity`, `()`): no fetch state, no access,
+/// nothing to join.
+macro_rules! no_store {
+    () => {
+        type Fetch<'w> = ();
+        type Access = ();
+        const ACCESS: ConstAccess = ConstAccess::List(&[]);
+        fn access(_: &mut Vec<Access>) {}
+        fn init<'w>(_: &mut Borrows<'w>) -> Self::Fetch<'w> {}
+        fn plan<'w>(_: &mut Self::Fetch<'w>, _: &mut JoinPlan<'w>) {}
+        fn required<'w>(_: &Self::Fetch<'w>, _: &mut Option<StoreIndex<'w>>) {}
+    };
 }
 
 impl Sealed for Entity {}
@@ -556,14 +246,8 @@ impl QueryData for Entity {
     type Item<'w> = Entity;
     type Slices<'w> = ();
     type Raw<'w> = ();
-    type Fetch<'w> = ();
     type Run<'w> = Copied<slice::Iter<'w, Entity>>;
-    type Access = ();
-    const ACCESS: ConstAccess = ConstAccess::List(&[]);
-    fn access(_: &mut Vec<Access>) {}
-    fn init<'w>(_: &mut Borrows<'w>) -> Self::Fetch<'w> {}
-    fn plan<'w>(_: &mut Self::Fetch<'w>, _: &mut JoinPlan<'w>) {}
-    fn required<'w>(_: &Self::Fetch<'w>, _: &mut Option<StoreIndex<'w>>) {}
+    no_store!();
     #[inline]
     fn raw<'w>(_: &mut Self::Fetch<'w>, _: &JoinPlan<'w>) {}
     #[inline]
@@ -630,12 +314,7 @@ macro_rules! impl_filter {
         impl<T: Component> Sealed for $filter<T> {}
         impl<T: Component> QueryData for $filter<T> {
             unit_types!();
-            type Fetch<'w> = FilterColumn<'w>;
-            type Access = ReadOf<T>;
-            const ACCESS: ConstAccess = leaf::<T>(Mode::Membership);
-            fn access(out: &mut Vec<Access>) {
-                out.push(access::<T>(Mode::Membership));
-            }
+            leaf_access!(FilterColumn<'w>, ReadOf, Mode::Membership);
             fn init<'w>(b: &mut Borrows<'w>) -> Self::Fetch<'w> {
                 FilterColumn {
                     index: b.index::<T>(),
@@ -737,12 +416,7 @@ macro_rules! impl_tick_filter {
         impl<T: Component> Sealed for $filter<T> {}
         impl<T: Component> QueryData for $filter<T> {
             unit_types!();
-            type Fetch<'w> = TickColumn<'w>;
-            type Access = ReadOf<T>;
-            const ACCESS: ConstAccess = leaf::<T>(Mode::Read);
-            fn access(out: &mut Vec<Access>) {
-                out.push(access::<T>(Mode::Read));
-            }
+            leaf_access!(TickColumn<'w>, ReadOf, Mode::Read);
             fn init<'w>(b: &mut Borrows<'w>) -> Self::Fetch<'w> {
                 let window = b.window();
                 match b.read::<T>() {
@@ -797,13 +471,7 @@ impl_tick_filter!(Added, TickKind::Added);
 impl Sealed for () {}
 impl QueryData for () {
     unit_types!();
-    type Fetch<'w> = ();
-    type Access = ();
-    const ACCESS: ConstAccess = ConstAccess::List(&[]);
-    fn access(_: &mut Vec<Access>) {}
-    fn init<'w>(_: &mut Borrows<'w>) -> Self::Fetch<'w> {}
-    fn plan<'w>(_: &mut Self::Fetch<'w>, _: &mut JoinPlan<'w>) {}
-    fn required<'w>(_: &Self::Fetch<'w>, _: &mut Option<StoreIndex<'w>>) {}
+    no_store!();
     unit_runs!();
     fn slices_one<'w>(_: &mut Self::Fetch<'w>, _: Entity) -> Option<Self::Slices<'w>> {
         Some(())
@@ -897,61 +565,17 @@ macro_rules! impl_query_tuple {
     };
 }
 
-impl_query_tuple!((A, 0));
-impl_query_tuple!((A, 0), (B, 1));
-impl_query_tuple!((A, 0), (B, 1), (C, 2));
-impl_query_tuple!((A, 0), (B, 1), (C, 2), (D, 3));
-impl_query_tuple!((A, 0), (B, 1), (C, 2), (D, 3), (E, 4));
-impl_query_tuple!((A, 0), (B, 1), (C, 2), (D, 3), (E, 4), (F, 5));
-impl_query_tuple!((A, 0), (B, 1), (C, 2), (D, 3), (E, 4), (F, 5), (G, 6));
-impl_query_tuple!(
-    (A, 0),
-    (B, 1),
-    (C, 2),
-    (D, 3),
-    (E, 4),
-    (F, 5),
-    (G, 6),
-    (H, 7)
-);
-impl_query_tuple!(
-    (A, 0),
-    (B, 1),
-    (C, 2),
-    (D, 3),
-    (E, 4),
-    (F, 5),
-    (G, 6),
-    (H, 7),
-    (I, 8)
-);
-impl_query_tuple!(
-    (A, 0),
-    (B, 1),
-    (C, 2),
-    (D, 3),
-    (E, 4),
-    (F, 5),
-    (G, 6),
-    (H, 7),
-    (I, 8),
-    (J, 9)
-);
-impl_query_tuple!(
-    (A, 0),
-    (B, 1),
-    (C, 2),
-    (D, 3),
-    (E, 4),
-    (F, 5),
-    (G, 6),
-    (H, 7),
-    (I, 8),
-    (J, 9),
-    (K, 10)
-);
-impl_query_tuple!(
-    (A, 0),
+/// Implements `QueryData` for every prefix of its list: tuples of 1 to 12 elements.
+macro_rules! impl_query_tuples {
+    ([$($done:tt)*]) => {};
+    ([$($done:tt)*] $next:tt $(, $rest:tt)*) => {
+        impl_query_tuple!($($done,)* $next);
+        impl_query_tuples!([$($done)* $next] $($rest),*);
+    };
+}
+
+impl_query_tuples!(
+    [](A, 0),
     (B, 1),
     (C, 2),
     (D, 3),

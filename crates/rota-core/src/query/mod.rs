@@ -21,6 +21,7 @@
 
 mod access;
 mod borrow;
+mod column;
 mod fetch;
 mod iter;
 mod join;

@@ -299,6 +299,12 @@ pub fn system_ref<F: IntoSystem>(_: F) -> SystemRef {
 
 /// What a running system sees: the stores and resources it declared, the entity allocator, and
 /// the sink its `Commands` flush into.
+///
+/// The sink is a `&Mutex`, not a `&mut CommandQueue`, because it is shared: a system has at most
+/// one `Commands` (`check_one_commands`), but any number of `EventWriter`s and `EventReader`s,
+/// and each of them flushes into the same queue when it is dropped (events sent; a reader's new
+/// cursor). The runner creates one sink per job and takes the queue back after the run, so the
+/// lock is never contended; a `RefCell` would make those parameters `!Send`.
 pub struct SystemContext<'w> {
     pub(crate) stores: Borrows<'w>,
     pub(crate) resources: ResourceBorrows<'w>,

@@ -1,3 +1,5 @@
+//! Unit tests of `World` internals: the change clock's clamping (`world/mod.rs`, `tick.rs`).
+
 mod change_clock {
     use super::super::World;
     use crate::tick::{CHECK_INTERVAL, MAX_AGE, Tick};

@@ -1,7 +1,7 @@
 //! Expansion: the trait impl, naming only `::rota::__private` paths.
 
 use proc_macro2::TokenStream;
-use quote::{quote, quote_spanned};
+use quote::{format_ident, quote, quote_spanned};
 
 use super::Kind;
 use super::parse::Model;
@@ -77,78 +77,50 @@ pub(crate) fn expand(model: &Model, kind: Kind, clone_check: CloneCheck) -> Toke
             (&&::rota::__private::HashProbe::<Self>::new()).stable_hash_fn()
         }
     };
-    match kind {
-        Kind::Component => {
-            // A static inside a generic impl would be shared by every instantiation.
-            let cell = (!is_generic).then(|| quote! {
-                fn __registry_cell() -> ::core::option::Option<&'static ::core::sync::atomic::AtomicU32> {
-                    static CELL: ::core::sync::atomic::AtomicU32 = ::core::sync::atomic::AtomicU32::new(0);
-                    ::core::option::Option::Some(&CELL)
-                }
-            });
-            quote! {
-                #[automatically_derived]
-                impl #impl_generics ::rota::__private::Component for #ident #ty_generics
-                #where_clause
-                {
-                    const NAME: &'static str = #name;
-                    const UNIQUE_KEY: ::core::option::Option<&'static str> = #key;
-                    #snapshot_and_hash
-                    #cell
-                }
-                #[automatically_derived]
-                impl #impl_generics ::rota::__private::Declarable for #ident #ty_generics
-                #where_clause
-                {
-                    const KIND: ::rota::__private::AccessKind =
-                        ::rota::__private::AccessKind::Component;
-                    const NAME: &'static str = #name;
-                }
-                const _: () = {
-                    #[allow(dead_code)]
-                    fn component_must_be_send_sync_static #impl_generics () #where_clause {
-                        ::rota::__private::component_must_be_send_sync_static::<#ident #ty_generics>();
-                    }
-                };
+    let body = match kind {
+        // A static inside a generic impl would be shared by every instantiation.
+        Kind::Component if !is_generic => quote! {
+            #snapshot_and_hash
+            fn __registry_cell() -> ::core::option::Option<&'static ::core::sync::atomic::AtomicU32> {
+                static CELL: ::core::sync::atomic::AtomicU32 = ::core::sync::atomic::AtomicU32::new(0);
+                ::core::option::Option::Some(&CELL)
             }
-        }
-        Kind::Event => quote! {
-            #[automatically_derived]
-            impl #impl_generics ::rota::__private::Event for #ident #ty_generics
-            #where_clause
-            {
-                const NAME: &'static str = #name;
-                const UNIQUE_KEY: ::core::option::Option<&'static str> = #key;
-            }
-            const _: () = {
-                #[allow(dead_code)]
-                fn event_must_be_send_sync_static #impl_generics () #where_clause {
-                    ::rota::__private::event_must_be_send_sync_static::<#ident #ty_generics>();
-                }
-            };
         },
-        Kind::Resource => quote! {
-            #[automatically_derived]
-            impl #impl_generics ::rota::__private::Resource for #ident #ty_generics
-            #where_clause
-            {
-                const NAME: &'static str = #name;
-                const UNIQUE_KEY: ::core::option::Option<&'static str> = #key;
-                #snapshot_and_hash
-            }
+        Kind::Component | Kind::Resource => snapshot_and_hash,
+        Kind::Event => quote!(),
+    };
+    let trait_name = format_ident!("{}", kind.trait_name());
+    // Components and resources can be declared in `reads(..)`/`writes(..)`; events go through
+    // `sends(..)`/`receives(..)` as their channels.
+    let declarable = (kind != Kind::Event).then(|| {
+        quote! {
             #[automatically_derived]
             impl #impl_generics ::rota::__private::Declarable for #ident #ty_generics
             #where_clause
             {
-                const KIND: ::rota::__private::AccessKind = ::rota::__private::AccessKind::Resource;
+                const KIND: ::rota::__private::AccessKind = ::rota::__private::AccessKind::#trait_name;
                 const NAME: &'static str = #name;
             }
-            const _: () = {
-                #[allow(dead_code)]
-                fn resource_must_be_send_sync_static #impl_generics () #where_clause {
-                    ::rota::__private::resource_must_be_send_sync_static::<#ident #ty_generics>();
-                }
-            };
-        },
+        }
+    });
+    // Named after the kind, so a type that is not `Send + Sync + 'static` is told which derive
+    // requires it.
+    let send_sync_check = format_ident!("{}_must_be_send_sync_static", kind.attribute_name());
+    quote! {
+        #[automatically_derived]
+        impl #impl_generics ::rota::__private::#trait_name for #ident #ty_generics
+        #where_clause
+        {
+            const NAME: &'static str = #name;
+            const UNIQUE_KEY: ::core::option::Option<&'static str> = #key;
+            #body
+        }
+        #declarable
+        const _: () = {
+            #[allow(dead_code)]
+            fn #send_sync_check #impl_generics () #where_clause {
+                ::rota::__private::#send_sync_check::<#ident #ty_generics>();
+            }
+        };
     }
 }

@@ -43,22 +43,16 @@ fn parse(input: TokenStream) -> syn::Result<Model> {
             (member, f.ty.clone())
         })
         .collect();
-    let mut lifetimes = input.generics.lifetimes();
-    let lifetime = lifetimes.next().map(|l| l.lifetime.clone());
-    for extra in lifetimes {
-        errors.push(syn::Error::new_spanned(
-            &extra.lifetime,
-            "a `SystemParam` struct has one lifetime, the borrow of the world (e.g. `'w`)",
-        ));
-    }
-    let mut types = input.generics.type_params();
-    let marker = types.next().map(|t| t.ident.clone());
-    for extra in types {
-        errors.push(syn::Error::new_spanned(
-            &extra.ident,
-            "a `SystemParam` struct has at most one type parameter: the system marker `#[system]` fills in (used as `Commands<'w, S>`)",
-        ));
-    }
+    let lifetime = first_only(
+        input.generics.lifetimes().map(|l| &l.lifetime),
+        "a `SystemParam` struct has one lifetime, the borrow of the world (e.g. `'w`)",
+        &mut errors,
+    );
+    let marker = first_only(
+        input.generics.type_params().map(|t| &t.ident),
+        "a `SystemParam` struct has at most one type parameter: the system marker `#[system]` fills in (used as `Commands<'w, S>`)",
+        &mut errors,
+    );
     for c in input.generics.const_params() {
         errors.push(syn::Error::new_spanned(
             &c.ident,
@@ -202,4 +196,15 @@ fn expand(model: &Model) -> TokenStream {
             }
         }
     }
+}
+
+/// The first of `params`; each later one is an error saying `message`, at that parameter.
+fn first_only<'a, T: Clone + quote::ToTokens + 'a>(
+    mut params: impl Iterator<Item = &'a T>,
+    message: &str,
+    errors: &mut Vec<syn::Error>,
+) -> Option<T> {
+    let first = params.next().cloned();
+    errors.extend(params.map(|extra| syn::Error::new_spanned(extra, message)));
+    first
 }

@@ -34,7 +34,7 @@ use quote::{ToTokens, format_ident, quote, quote_spanned};
 use syn::Type;
 use syn::spanned::Spanned;
 
-use super::parse::Model;
+use super::parse::{Declared, Model};
 
 pub(crate) fn expand(model: &Model) -> TokenStream {
     let item = &model.item;
@@ -51,21 +51,10 @@ pub(crate) fn expand(model: &Model) -> TokenStream {
     let state = syn::Ident::new("__rota_state", Span::mixed_site());
 
     // A type in both `reads` and `writes` is a write: its `Reads` impl comes with `Writes`.
-    let spelled = |t: &Type| t.to_token_stream().to_string();
     let writes: Vec<&Type> = model.writes.iter().map(|d| &d.ty).collect();
     let written: Vec<String> = writes.iter().map(|t| spelled(t)).collect();
-    let reads: Vec<&Type> = model
-        .reads
-        .iter()
-        .map(|d| &d.ty)
-        .filter(|t| !written.contains(&spelled(t)))
-        .collect();
-    let defers: Vec<&Type> = model
-        .defers
-        .iter()
-        .map(|d| &d.ty)
-        .filter(|t| !written.contains(&spelled(t)))
-        .collect();
+    let reads = not_written(&model.reads, &written);
+    let defers = not_written(&model.defers, &written);
 
     let sends: Vec<&Type> = model.sends.iter().map(|d| &d.ty).collect();
     let receives: Vec<&Type> = model.receives.iter().map(|d| &d.ty).collect();
@@ -248,4 +237,17 @@ pub(crate) fn expand(model: &Model) -> TokenStream {
             }
         }
     }
+}
+
+/// How a type is spelled: the identity a type in both `reads` and `writes` is matched by.
+fn spelled(ty: &Type) -> String {
+    ty.to_token_stream().to_string()
+}
+
+/// The types of `list` not spelled as in `written`.
+fn not_written<'m>(list: &'m [Declared], written: &[String]) -> Vec<&'m Type> {
+    list.iter()
+        .map(|d| &d.ty)
+        .filter(|t| !written.contains(&spelled(t)))
+        .collect()
 }

@@ -1,0 +1,310 @@
+//! The borrowed columns behind a component element: [`ReadColumn`] (`&T`) and [`WriteColumn`]
+//! (`&mut T`), each placed in the join by a [`Joined`]; the runs they hand out ([`MutRun`]
+//! stamps what it hands out); [`OptionRun`] for `Option<..>` elements. `fetch.rs` writes the
+//! four component elements (`&T`, `&mut T`, `Option<&T>`, `Option<&mut T>`) once, over the
+//! [`Column`] and [`ColumnRun`] traits.
+//!
+//! Everything here is generic and `#[inline]`: each element still compiles to its own loop over
+//! a plain slice (measured: `docs/benchmarks.md`, "One skeleton for the component elements").
+
+use std::slice;
+
+use super::{Borrows, JoinPlan, Role};
+use crate::component::Component;
+use crate::entity::Entity;
+use crate::store::index::StoreIndex;
+use crate::tick::Tick;
+
+/// A run of one column's values: handed out item by item (`Iterator`), or as one slice.
+pub trait ColumnRun: Iterator + Sized {
+    /// The run as a slice: `&[T]` or `&mut [T]`.
+    type Slice;
+    /// A run with no values.
+    fn empty() -> Self;
+    /// What the run has left, as a slice (a [`MutRun`] stamps all of it).
+    fn rest(self) -> Self::Slice;
+}
+
+/// The values of one component store, read or written, addressed by dense index.
+pub trait Column<'w>: Sized {
+    /// The run it hands out.
+    type Run: ColumnRun;
+    /// Borrows `T`'s values, with the store's membership, if the query's borrows hold it.
+    fn borrow(borrows: &mut Borrows<'w>) -> Option<(StoreIndex<'w>, Self)>;
+    /// The `len` values from dense index `start`. Calls ascend: `start` is never behind the end
+    /// of the previous call's values.
+    fn take(&mut self, start: usize, len: usize) -> Option<Self::Run>;
+}
+
+/// A column placed in the join: its store's membership, its id among the join's columns
+/// (`usize::MAX` until [`Joined::register`]), and its values.
+pub struct Joined<'w, C> {
+    index: StoreIndex<'w>,
+    id: usize,
+    column: C,
+}
+
+impl<'w, C: Column<'w>> Joined<'w, C> {
+    /// Borrows the column, if the query's borrows hold its store.
+    pub(crate) fn borrow(borrows: &mut Borrows<'w>) -> Option<Self> {
+        C::borrow(borrows).map(|(index, column)| Joined {
+            index,
+            id: usize::MAX,
+            column,
+        })
+    }
+
+    /// Registers a (possibly missing) column with the join under `role`.
+    pub(crate) fn register(this: &mut Option<Self>, plan: &mut JoinPlan<'w>, role: Role) {
+        match this {
+            Some(c) => c.id = plan.column(Some(c.index), role),
+            None => _ = plan.column(None, role),
+        }
+    }
+
+    /// The store's membership.
+    pub(crate) fn index(&self) -> StoreIndex<'w> {
+        self.index
+    }
+
+    /// The join's current run (runs come in ascending order).
+    #[inline]
+    pub(crate) fn run(&mut self, plan: &JoinPlan<'w>) -> Option<C::Run> {
+        let start = plan.start(self.id)?;
+        self.column.take(start, plan.len())
+    }
+
+    /// The one-value run of `entity` (calls ascend), or `None` if it has no value here.
+    #[inline]
+    pub(crate) fn one(&mut self, entity: Entity) -> Option<C::Run> {
+        let dense = self.index.dense_index(entity)?;
+        self.column.take(dense, 1)
+    }
+}
+
+/// The join's current run of a required column (empty if the store is missing, which the join
+/// has already turned into "no runs").
+#[inline]
+pub(crate) fn required_run<'w, C: Column<'w>>(
+    column: &mut Option<Joined<'w, C>>,
+    plan: &JoinPlan<'w>,
+) -> C::Run {
+    column
+        .as_mut()
+        .and_then(|c| c.run(plan))
+        .unwrap_or_else(C::Run::empty)
+}
+
+/// The join's current run of an optional column: the values, or "no component" for each of the
+/// run's `entities`.
+#[inline]
+pub(crate) fn optional_run<R: ColumnRun>(raw: Option<R>, entities: &[Entity]) -> OptionRun<R> {
+    match raw {
+        Some(run) => OptionRun::Some(run),
+        None => OptionRun::None(entities.len()),
+    }
+}
+
+/// What an optional run has left, as a slice, or `None` for a run without the component.
+#[inline]
+pub(crate) fn optional_rest<R: ColumnRun>(run: OptionRun<R>) -> Option<R::Slice> {
+    match run {
+        OptionRun::Some(run) => Some(run.rest()),
+        OptionRun::None(_) => None,
+    }
+}
+
+/// A shared column: the store's values.
+pub struct ReadColumn<'w, T> {
+    values: &'w [T],
+}
+
+impl<'w, T: 'w> ColumnRun for slice::Iter<'w, T> {
+    type Slice = &'w [T];
+    #[inline]
+    fn empty() -> Self {
+        [].iter()
+    }
+    #[inline]
+    fn rest(self) -> &'w [T] {
+        self.as_slice()
+    }
+}
+
+impl<'w, T: Component> Column<'w> for ReadColumn<'w, T> {
+    type Run = slice::Iter<'w, T>;
+    fn borrow(borrows: &mut Borrows<'w>) -> Option<(StoreIndex<'w>, Self)> {
+        let parts = borrows.read::<T>()?;
+        Some((
+            parts.index,
+            ReadColumn {
+                values: parts.values,
+            },
+        ))
+    }
+    #[inline]
+    fn take(&mut self, start: usize, len: usize) -> Option<slice::Iter<'w, T>> {
+        self.values.get(start..start + len).map(<[T]>::iter)
+    }
+}
+
+/// An exclusive column: values handed out by splitting the slice at ascending positions, which
+/// is how a mutable query is an ordinary `Iterator` without `unsafe`.
+///
+/// Handing values out **stamps** them: every value a run or a probe hands out gets
+/// `changed = now`, whether or not the caller then writes it (see `Changed`).
+pub struct WriteColumn<'w, T> {
+    /// The values not yet handed out; `rest[0]` is dense index `offset`.
+    rest: &'w mut [T],
+    /// Their change ticks, parallel to `rest`.
+    ticks: &'w mut [Tick],
+    offset: usize,
+    now: Tick,
+}
+
+impl<'w, T: Component> Column<'w> for WriteColumn<'w, T> {
+    type Run = MutRun<'w, T>;
+    fn borrow(borrows: &mut Borrows<'w>) -> Option<(StoreIndex<'w>, Self)> {
+        let now = borrows.window().now;
+        let parts = borrows.write::<T>()?;
+        let column = WriteColumn {
+            rest: parts.values,
+            ticks: parts.changed,
+            offset: 0,
+            now,
+        };
+        Some((parts.index, column))
+    }
+
+    /// The values with their ticks; stamped as they are handed out.
+    #[inline]
+    fn take(&mut self, start: usize, len: usize) -> Option<MutRun<'w, T>> {
+        debug_assert!(start >= self.offset, "query entities arrived out of order");
+        let skip = start.checked_sub(self.offset)?;
+        let rest = std::mem::take(&mut self.rest);
+        let ticks = std::mem::take(&mut self.ticks);
+        if skip + len > rest.len() || skip + len > ticks.len() {
+            self.rest = rest;
+            self.ticks = ticks;
+            return None;
+        }
+        let (_, tail) = rest.split_at_mut(skip);
+        let (run, tail) = tail.split_at_mut(len);
+        let (_, ticks_tail) = ticks.split_at_mut(skip);
+        let (run_ticks, ticks_tail) = ticks_tail.split_at_mut(len);
+        self.rest = tail;
+        self.ticks = ticks_tail;
+        self.offset = start + len;
+        Some(MutRun {
+            values: run.iter_mut(),
+            ticks: run_ticks,
+            now: self.now,
+        })
+    }
+}
+
+/// The values of one run of a `&mut T` element with their change ticks. Every value handed out
+/// is stamped `changed = now` — in bulk, not per item: the run counts what it handed out (the
+/// values its iterator has passed) and stamps exactly those ticks when it ends (when it is
+/// dropped: used up, replaced by the next run, or abandoned by a loop that stopped early), or
+/// all of them when the rest is handed out as a slice (`stamp_rest`). So the loop over a run is
+/// a plain slice walk, and a loop that stops early stamps only what it fetched.
+pub struct MutRun<'w, T> {
+    values: slice::IterMut<'w, T>,
+    /// The ticks of every value of the run, handed out or not (`ticks.len()` = the run's
+    /// length; the first `ticks.len() - values.len()` belong to values already handed out).
+    ticks: &'w mut [Tick],
+    now: Tick,
+}
+
+impl<'w, T> MutRun<'w, T> {
+    /// Stamps the ticks of the values handed out so far, and forgets them.
+    #[inline]
+    fn stamp_handed_out(&mut self) {
+        let handed = self.ticks.len() - self.values.len();
+        let (done, rest) = std::mem::take(&mut self.ticks).split_at_mut(handed);
+        done.fill(self.now);
+        self.ticks = rest;
+    }
+
+    /// The values not yet handed out, as a slice; every value of the run is stamped.
+    fn stamp_rest(mut self) -> &'w mut [T] {
+        let values = std::mem::take(&mut self.values);
+        std::mem::take(&mut self.ticks).fill(self.now);
+        values.into_slice()
+    }
+}
+
+impl<T> Drop for MutRun<'_, T> {
+    fn drop(&mut self) {
+        self.stamp_handed_out();
+    }
+}
+
+impl<'w, T> Iterator for MutRun<'w, T> {
+    type Item = &'w mut T;
+
+    #[inline]
+    fn next(&mut self) -> Option<&'w mut T> {
+        self.values.next()
+    }
+
+    #[inline]
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        self.values.size_hint()
+    }
+
+    #[inline]
+    fn fold<B, F: FnMut(B, &'w mut T) -> B>(mut self, init: B, f: F) -> B {
+        // Everything left is about to be handed out: stamp it all, then walk the slice.
+        let values = std::mem::take(&mut self.values);
+        std::mem::take(&mut self.ticks).fill(self.now);
+        values.fold(init, f)
+    }
+}
+
+impl<'w, T> ColumnRun for MutRun<'w, T> {
+    type Slice = &'w mut [T];
+    #[inline]
+    fn empty() -> Self {
+        MutRun {
+            values: <&mut [T]>::default().iter_mut(),
+            ticks: &mut [],
+            now: Tick::default(),
+        }
+    }
+    #[inline]
+    fn rest(self) -> &'w mut [T] {
+        self.stamp_rest()
+    }
+}
+
+/// The items of a run of an `Option<&T>` element: all `Some` or all `None`.
+pub enum OptionRun<I> {
+    /// The run's entities have the component: its values.
+    Some(I),
+    /// They do not: this many `None`s.
+    None(usize),
+}
+
+impl<I: Iterator> Iterator for OptionRun<I> {
+    type Item = Option<I::Item>;
+    #[inline]
+    fn next(&mut self) -> Option<Option<I::Item>> {
+        match self {
+            OptionRun::Some(it) => it.next().map(Some),
+            OptionRun::None(0) => None,
+            OptionRun::None(n) => {
+                *n -= 1;
+                Some(None)
+            }
+        }
+    }
+    #[inline]
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        match self {
+            OptionRun::Some(it) => it.size_hint(),
+            OptionRun::None(n) => (*n, Some(*n)),
+        }
+    }
+}
