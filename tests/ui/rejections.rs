@@ -50,8 +50,8 @@ fn ui_snapshots_run_on_the_pinned_toolchain() {
     assert!(
         version.starts_with(&format!("rustc {channel} ")),
         "the ui snapshots were blessed with rustc {channel} (rust-toolchain.toml), this is \
-         `{}`: run under the pin, or bump it and re-bless (`TRYBUILD=overwrite cargo test --test \
-         it ui`) reading the diff",
+         `{}`: run under the pin, or bump it and re-bless (`TRYBUILD=overwrite cargo test -p \
+         rota-ui --test rejections`) reading the diff",
         version.trim()
     );
 }
