@@ -213,7 +213,7 @@ pub struct Row {
 pub struct Kill {
     /// The hunter.
     pub predator: Entity,
-    /// The prey, despawned at the end of the batch.
+    /// The prey, despawned with the tick's other deaths when `life`'s commands apply.
     pub prey: Entity,
 }
 
