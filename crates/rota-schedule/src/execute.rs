@@ -108,7 +108,8 @@ fn settle(world: &mut World, workers: &Workers, inline_below: usize) {
     let mut stores = world.unsettled_stores();
     let pool = match workers {
         Workers::Pool(pool)
-            if stores.len() > 1 && stores.iter().map(|s| s.len()).sum::<usize>() >= inline_below =>
+            if stores.len() > 1
+                && stores.iter().map(|s| s.len()).sum::<usize>() >= inline_below =>
         {
             pool
         }

@@ -142,7 +142,7 @@ fn mix(mut z: u64) -> u64 {
 impl Draws {
     fn new(seed: Seed, entity: Entity, clock: Clock, purpose: Purpose) -> Draws {
         Draws(mix(
-            mix(mix(seed.0 ^ purpose as u64) ^ entity.to_bits()) ^ clock.0,
+            mix(mix(seed.0 ^ purpose as u64) ^ entity.to_bits()) ^ clock.0
         ))
     }
     fn next_u64(&mut self) -> u64 {
@@ -322,7 +322,9 @@ fn rebuild_grid(
         total += n;
     }
     buckets.entities.clear();
-    buckets.entities.resize(total as usize, Entity::from_bits(0));
+    buckets
+        .entities
+        .resize(total as usize, Entity::from_bits(0));
     buckets.len.fill(0);
     for (e, p) in q.iter() {
         let cell = grid.cell(p);
@@ -411,7 +413,12 @@ fn life(
     let (seed, clock) = (*seed, *clock);
     // Caught prey by slot (a caught prey is alive until this tick's commands apply, so its
     // slot names it): one array index per animal instead of a search.
-    let slots = caught.0.iter().map(|e| e.slot() as usize + 1).max().unwrap_or(0);
+    let slots = caught
+        .0
+        .iter()
+        .map(|e| e.slot() as usize + 1)
+        .max()
+        .unwrap_or(0);
     let mut is_caught = vec![false; slots];
     for e in &caught.0 {
         is_caught[e.slot() as usize] = true;
@@ -435,7 +442,9 @@ fn life(
                 let mut draws = Draws::new(seed, entity, clock, Purpose::Birth);
                 if predator.is_some() {
                     let v = draws.velocity(PREDATOR_SPEED);
-                    fates.predator_births.push((*p, v, Energy(e.0), Age(0), Predator));
+                    fates
+                        .predator_births
+                        .push((*p, v, Energy(e.0), Age(0), Predator));
                 } else {
                     let v = draws.velocity(PREY_SPEED);
                     fates.prey_births.push((*p, v, Energy(e.0), Age(0), Prey));
