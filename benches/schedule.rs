@@ -316,5 +316,55 @@ fn two_chains(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, schedule, heavy_compute_bench, two_chains);
+// The executor's own cost per batch: the two_chains plan (four batches of two) over a world of
+// ten entities, so the systems do next to nothing. `threads_2_forced` hands every batch to the
+// pool (`inline_below(0)`): its time over `threads_1`'s, divided by four, is the cost of one
+// parallel hand-out (split, spawn, wake, join).
+
+fn tiny_world() -> World {
+    let mut world = World::new();
+    world.spawn_batch((0..10).map(|i| {
+        let f = i as f32;
+        (Left(f), LeftRate(f), Right(f), RightRate(f))
+    }));
+    world
+}
+
+fn executor_overhead(c: &mut Criterion) {
+    let mut group = c.benchmark_group("executor_overhead");
+    for (name, threads, inline_below) in [
+        ("threads_1", 1, rota::rota_schedule::DEFAULT_INLINE_BELOW),
+        (
+            "threads_2_inline",
+            2,
+            rota::rota_schedule::DEFAULT_INLINE_BELOW,
+        ),
+        ("threads_2_forced", 2, 0),
+    ] {
+        let mut s = Schedule::builder()
+            .add(left_1)
+            .add(right_1)
+            .add(left_2)
+            .add(right_2)
+            .add(left_3)
+            .add(right_3)
+            .add(left_4)
+            .add(right_4)
+            .threads(threads)
+            .inline_below(inline_below)
+            .build()
+            .expect("valid schedule");
+        let mut world = tiny_world();
+        group.bench_function(name, |b| b.iter(|| black_box(s.run(&mut world))));
+    }
+    group.finish();
+}
+
+criterion_group!(
+    benches,
+    schedule,
+    heavy_compute_bench,
+    two_chains,
+    executor_overhead
+);
 criterion_main!(benches);

@@ -496,6 +496,16 @@ impl World {
     /// A command against an entity that died meanwhile (or a spawn whose reserved slot was taken)
     /// is skipped whole and reported; it never panics and never half-applies.
     pub fn apply(&mut self, commands: CommandQueue) -> ApplyReport {
+        let report = self.apply_without_settling(commands);
+        self.settle();
+        report
+    }
+
+    /// [`World::apply`] without the final [`World::settle`]: the stores the commands touched
+    /// may be left unsettled, to be settled later in one go — by `settle`, by a `&mut World`
+    /// query, or store by store on several threads through [`World::unsettled_stores`] (what a
+    /// schedule does after a batch). Everything else is as `apply`.
+    pub fn apply_without_settling(&mut self, commands: CommandQueue) -> ApplyReport {
         let mut state = Applying {
             index: 0,
             failed: Vec::new(),
@@ -550,7 +560,6 @@ impl World {
         for op in commands.events {
             op.apply(self);
         }
-        self.settle();
         state.report
     }
 }

@@ -100,6 +100,37 @@ fn run_parallel<'s, 'w>(
     });
 }
 
+/// Settles every unsettled store of `world`: on the calling thread alone when the schedule has
+/// one thread, there is one store to sort or less than `inline_below` values in all; otherwise
+/// the stores are shared out over the pool (each store is one task, biggest first, so the
+/// longest sort starts first). Settling a store gives the same result on any thread.
+fn settle(world: &mut World, workers: &Workers, inline_below: usize) {
+    let mut stores = world.unsettled_stores();
+    let pool = match workers {
+        Workers::Pool(pool)
+            if stores.len() > 1
+                && stores.iter().map(|s| s.len()).sum::<usize>() >= inline_below =>
+        {
+            pool
+        }
+        _ => {
+            stores.into_iter().for_each(|s| s.settle());
+            return;
+        }
+    };
+    stores.sort_by_key(|s| std::cmp::Reverse(s.len()));
+    pool.in_place_scope(|scope| {
+        let mut stores = stores.into_iter();
+        let first = stores.next();
+        for store in stores {
+            scope.spawn(move |_| store.settle());
+        }
+        if let Some(store) = first {
+            store.settle();
+        }
+    });
+}
+
 /// Entity-components a batch touches: the summed lengths of every declared component store.
 fn estimated_work(world: &World, descriptors: &[&SystemDescriptor]) -> usize {
     descriptors
@@ -139,7 +170,7 @@ impl Schedule {
             .profile
             .batches
             .reserve_exact(self.batch_ranges.len());
-        world.settle();
+        settle(world, &self.workers, self.inline_below);
         report.profile.settle += start.elapsed();
         for b in 0..self.batch_ranges.len() {
             if self.due(b, tick).next().is_none() {
@@ -153,10 +184,17 @@ impl Schedule {
             let apply = Instant::now();
             for outcome in self.outcomes.drain(..) {
                 if !outcome.commands.is_empty() {
-                    report.commands.merge(world.apply(outcome.commands));
+                    report
+                        .commands
+                        .merge(world.apply_without_settling(outcome.commands));
                 }
             }
-            report.profile.commands += apply.elapsed();
+            let sort = Instant::now();
+            report.profile.commands += sort - apply;
+            // The batch's commands are applied; sort what they moved once, store by store in
+            // parallel (each store's sort is a pass over all its values).
+            settle(world, &self.workers, self.inline_below);
+            report.profile.settle += sort.elapsed();
         }
         // Every batch ran, so the systems that ran are those due, listed in plan order.
         report.ran = self

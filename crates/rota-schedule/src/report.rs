@@ -38,11 +38,12 @@ impl Eq for RunReport {}
 pub struct RunProfile {
     /// The whole run.
     pub total: Duration,
-    /// Settling the world at the start of the tick, plus each batch's split of the world into
-    /// per-system borrows (which settles the stores the batch declared).
+    /// Settling: the world at the start of the tick, the stores each batch's commands moved
+    /// (store by store, in parallel on a pool), and each batch's split of the world into
+    /// per-system borrows.
     pub settle: Duration,
-    /// Applying the systems' commands at batch ends (`World::apply`, which settles what it
-    /// touched).
+    /// Applying the systems' commands at batch ends (`World::apply_without_settling`; the sort
+    /// that follows is in `settle`).
     pub commands: Duration,
     /// Batches with a system due this tick, in run order.
     pub batches: Vec<BatchProfile>,

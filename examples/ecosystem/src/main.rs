@@ -174,13 +174,17 @@ fn main() -> ExitCode {
             }
         };
         let n = plan.threads;
+        let rate = |o: &Outcome| args.ticks as f64 / o.seconds.max(1e-9);
         println!(
-            "verify: {n:>3} thread(s) checksum {:016x}",
-            main_run.checksum
+            "verify: {n:>3} thread(s) checksum {:016x}, {:.1} ticks/s",
+            main_run.checksum,
+            rate(&main_run)
         );
         println!(
-            "verify: {other:>3} thread(s) checksum {:016x}",
-            check.checksum
+            "verify: {other:>3} thread(s) checksum {:016x}, {:.1} ticks/s ({n} thread(s): {:.2}x)",
+            check.checksum,
+            rate(&check),
+            rate(&main_run) / rate(&check).max(1e-9)
         );
         if check.checksum == main_run.checksum {
             println!("verify: OK — identical checksums on {other} and {n} threads");

@@ -2,14 +2,18 @@
 //!
 //! Every promise of rota at work: systems declared with `#[system]` (the compiler holds them to
 //! their declarations), ordered by `after`, strided by `every_ticks`, run in parallel where their
-//! declarations allow, births and deaths through `Commands`, every random draw taken from a
-//! seeded PRNG stored as a resource, a `Kill` event from `hunting` to `statistics`, births
+//! declarations allow and inside the long loops (`par_for_each`), births and deaths through
+//! `Commands`, every random draw keyed by (seed, entity, tick) so that no generator is shared,
+//! a `Kill` event from `hunting` to `statistics`, births
 //! counted with `Added<Age>` and the aging stride seen with `Changed<Age>` — and a world
 //! checksum that is the same on 1 thread or N.
 
+use std::sync::{Mutex, PoisonError};
+
 use rota::{
-    Added, Changed, Commands, Component, Entity, Event, EventReader, EventWriter, Local, Query,
-    Res, ResMut, Resource, Scene, Schedule, StableHash, StableHasher, With, World, system,
+    Added, Changed, Commands, Component, Entity, Event, EventReader, EventWriter, Local,
+    ParallelQuery, Query, Res, ResMut, Resource, Scene, Schedule, StableHash, StableHasher, With,
+    World, system,
 };
 
 pub mod scene;
@@ -61,14 +65,13 @@ struct Prey;
 #[scene(key = "ecosystem.Predator")]
 struct Predator;
 
-/// The world's side length in cells and per-cell grass.
+/// The world's side length in cells (read-only after setup, so every system may read it at once).
 #[derive(Resource, Clone)]
-struct Field {
+struct Grid {
     side: usize,
-    grass: Vec<f32>,
 }
 
-impl Field {
+impl Grid {
     fn cell(&self, p: &Position) -> usize {
         let side = self.side;
         let x = (p.x as usize).min(side - 1);
@@ -76,6 +79,11 @@ impl Field {
         y * side + x
     }
 }
+
+/// Grass per cell (`Grid::cell` indexes it). Kept apart from `Grid` so that systems which only
+/// need the side do not conflict with the two that change the grass.
+#[derive(Resource, Clone)]
+struct Grass(Vec<f32>);
 
 /// Prey per cell, rebuilt every tick (spatial buckets for hunting), as one array sorted by cell
 /// (a counting sort): cell `c` holds `entities[start[c]..start[c] + len[c]]`.
@@ -98,9 +106,62 @@ impl PreyGrid {
     }
 }
 
-/// xorshift64*: a tiny portable PRNG. Stored as a resource, so every draw is world state and
-/// systems that draw are serialized by their declared `writes(Rng)`.
-#[derive(Resource, Clone)]
+/// Prey caught this tick, in the order they were caught; `life` despawns them with the dead.
+#[derive(Resource, Clone, Default)]
+struct Caught(Vec<Entity>);
+
+/// The seed of every random draw (read-only).
+#[derive(Resource, Clone, Copy)]
+struct Seed(u64);
+
+/// Ticks run so far, advanced by the last system of each tick: the `tick` of every draw key.
+#[derive(Resource, Clone, Copy, Default)]
+struct Clock(u64);
+
+/// What a draw is for: part of its key, so two draws for one entity on one tick differ.
+#[derive(Clone, Copy)]
+enum Purpose {
+    Wander = 1,
+    Hunt = 2,
+    Birth = 3,
+}
+
+/// Random draws keyed by `(seed, entity, tick, purpose)`: a counter-based generator (SplitMix64
+/// over a hash of the key). A draw depends on its key alone — not on which draws came before,
+/// nor on the thread — so systems need no shared generator (which would serialize them) and
+/// `par_for_each` can draw per entity in any order with the same result.
+struct Draws(u64);
+
+/// SplitMix64's finalizer: a bijective 64-bit mix.
+fn mix(mut z: u64) -> u64 {
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
+impl Draws {
+    fn new(seed: Seed, entity: Entity, clock: Clock, purpose: Purpose) -> Draws {
+        Draws(mix(
+            mix(mix(seed.0 ^ purpose as u64) ^ entity.to_bits()) ^ clock.0
+        ))
+    }
+    fn next_u64(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        mix(self.0)
+    }
+    /// Uniform in [0, 1).
+    fn unit(&mut self) -> f32 {
+        (self.next_u64() >> 40) as f32 / (1u64 << 24) as f32
+    }
+    fn velocity(&mut self, speed: f32) -> Velocity {
+        Velocity {
+            dx: (self.unit() * 2.0 - 1.0) * speed,
+            dy: (self.unit() * 2.0 - 1.0) * speed,
+        }
+    }
+}
+
+/// xorshift64*: a tiny sequential PRNG, used only to place the initial animals.
 struct Rng(u64);
 
 impl Rng {
@@ -152,7 +213,7 @@ pub struct Row {
 pub struct Kill {
     /// The hunter.
     pub predator: Entity,
-    /// The prey, despawned at the end of the batch.
+    /// The prey, despawned with the tick's other deaths when `life`'s commands apply.
     pub prey: Entity,
 }
 
@@ -182,100 +243,123 @@ const PREDATOR_MAX_AGE: u32 = 400;
 // Systems
 // ---------------------------------------------------------------------------------------------
 
-#[system(reads(Velocity, Field), writes(Position))]
-fn movement(mut q: Query<(&mut Position, &Velocity)>, field: Res<Field>) {
-    let side = field.side as f32;
-    for (p, v) in &mut q {
-        p.x = (p.x + v.dx).rem_euclid(side);
-        p.y = (p.y + v.dy).rem_euclid(side);
-    }
-}
+// Every system whose loop is long splits it with `par_for_each` (fixed 256-entity chunks, the
+// same on any thread count); the ones that share one structure between entities (the grass,
+// the prey buckets) stay sequential and are kept short. All births and deaths of a tick are
+// one batch of commands, at the end of `life`: structural changes cost a pass over each store,
+// so the tick pays that once, not once per system that despawns.
 
-#[system(reads(Prey, Predator), writes(Velocity, Rng), every_ticks = 4)]
-fn wander(mut q: Query<(&mut Velocity, Option<&Predator>)>, mut rng: ResMut<Rng>) {
-    for (v, predator) in &mut q {
+#[system(reads(Predator, Seed, Clock), writes(Velocity), every_ticks = 4)]
+fn wander(
+    mut q: Query<(Entity, &mut Velocity, Option<&Predator>)>,
+    seed: Res<Seed>,
+    clock: Res<Clock>,
+) {
+    let (seed, clock) = (*seed, *clock);
+    q.par_for_each(|(entity, v, predator)| {
         let speed = if predator.is_some() {
             PREDATOR_SPEED
         } else {
             PREY_SPEED
         };
-        *v = rng.velocity(speed);
-    }
+        *v = Draws::new(seed, entity, clock, Purpose::Wander).velocity(speed);
+    });
 }
 
-#[system(writes(Field), every_ticks = 5)]
-fn grass_growth(mut field: ResMut<Field>) {
-    for g in field.grass.iter_mut() {
+#[system(reads(Velocity, Grid), writes(Position), after(wander))]
+fn movement(mut q: Query<(&mut Position, &Velocity)>, grid: Res<Grid>) {
+    let side = grid.side as f32;
+    q.par_for_each(|(p, v)| {
+        p.x = (p.x + v.dx).rem_euclid(side);
+        p.y = (p.y + v.dy).rem_euclid(side);
+    });
+}
+
+#[system(writes(Grass), every_ticks = 5)]
+fn grass_growth(mut grass: ResMut<Grass>) {
+    for g in grass.0.iter_mut() {
         *g = (*g + GRASS_REGROWTH).min(GRASS_MAX);
     }
 }
 
+/// Prey share the grass of their cell in ascending slot order, so this loop stays sequential.
 #[system(
-    reads(Position, Prey),
-    writes(Energy, Field),
+    reads(Position, Prey, Grid),
+    writes(Energy, Grass),
     after(movement, grass_growth)
 )]
-fn grazing(mut q: Query<(&Position, &mut Energy), With<Prey>>, mut field: ResMut<Field>) {
+fn grazing(
+    mut q: Query<(&Position, &mut Energy), With<Prey>>,
+    grid: Res<Grid>,
+    mut grass: ResMut<Grass>,
+) {
     for (p, e) in &mut q {
-        let cell = field.cell(p);
-        let bite = field.grass[cell].min(PREY_BITE);
-        field.grass[cell] -= bite;
+        let cell = grid.cell(p);
+        let bite = grass.0[cell].min(PREY_BITE);
+        grass.0[cell] -= bite;
         e.0 += bite;
     }
 }
 
-#[system(reads(Position, Prey, Field), writes(PreyGrid), after(movement))]
+/// Runs beside `grazing` (they share only reads).
+#[system(reads(Position, Prey, Grid), writes(PreyGrid), after(movement))]
 fn rebuild_grid(
     q: Query<(Entity, &Position), With<Prey>>,
-    field: Res<Field>,
-    mut grid: ResMut<PreyGrid>,
+    grid: Res<Grid>,
+    mut buckets: ResMut<PreyGrid>,
 ) {
-    let cells = field.side * field.side;
-    let grid = &mut *grid;
-    grid.len.clear();
-    grid.len.resize(cells, 0);
+    let cells = grid.side * grid.side;
+    let buckets = &mut *buckets;
+    buckets.len.clear();
+    buckets.len.resize(cells, 0);
     for (_, p) in q.iter() {
-        grid.len[field.cell(p)] += 1;
+        buckets.len[grid.cell(p)] += 1;
     }
-    grid.start.clear();
+    buckets.start.clear();
     let mut total = 0u32;
-    for &n in &grid.len {
-        grid.start.push(total);
+    for &n in &buckets.len {
+        buckets.start.push(total);
         total += n;
     }
-    grid.entities.clear();
-    grid.entities.resize(total as usize, Entity::from_bits(0));
-    grid.len.fill(0);
+    buckets.entities.clear();
+    buckets
+        .entities
+        .resize(total as usize, Entity::from_bits(0));
+    buckets.len.fill(0);
     for (e, p) in q.iter() {
-        let cell = field.cell(p);
-        grid.entities[(grid.start[cell] + grid.len[cell]) as usize] = e;
-        grid.len[cell] += 1;
+        let cell = grid.cell(p);
+        buckets.entities[(buckets.start[cell] + buckets.len[cell]) as usize] = e;
+        buckets.len[cell] += 1;
     }
 }
 
 #[system(
-    reads(Position, Predator, Field),
-    writes(Energy, PreyGrid, Rng),
+    reads(Position, Predator, Grid, Seed, Clock),
+    writes(Energy, PreyGrid, Caught),
     sends(Kill),
     after(rebuild_grid, grazing)
 )]
 fn hunting(
     mut q: Query<(Entity, &Position, &mut Energy), With<Predator>>,
-    field: Res<Field>,
-    mut grid: ResMut<PreyGrid>,
-    mut rng: ResMut<Rng>,
-    mut commands: Commands,
+    grid: Res<Grid>,
+    seed: Res<Seed>,
+    clock: Res<Clock>,
+    mut buckets: ResMut<PreyGrid>,
+    mut caught: ResMut<Caught>,
     mut kills: EventWriter<Kill>,
 ) {
+    caught.0.clear();
     for (predator, p, e) in &mut q {
-        let cell = field.cell(p);
-        if grid.len[cell] == 0 || rng.unit() >= CATCH_CHANCE {
+        let cell = grid.cell(p);
+        if buckets.len[cell] == 0
+            || Draws::new(*seed, predator, *clock, Purpose::Hunt).unit() >= CATCH_CHANCE
+        {
             continue;
         }
         // Buckets hold prey in ascending slot order; a predator takes the last (highest slot).
-        if let Some(victim) = grid.pop(cell) {
+        if let Some(victim) = buckets.pop(cell) {
             e.0 += PREDATOR_MEAL;
-            commands.despawn(victim);
+            caught.0.push(victim);
             kills.send(Kill {
                 predator,
                 prey: victim,
@@ -286,79 +370,132 @@ fn hunting(
 
 #[system(reads(Predator), writes(Energy), after(hunting))]
 fn metabolism(mut q: Query<(&mut Energy, Option<&Predator>)>) {
-    for (e, predator) in &mut q {
+    q.par_for_each(|(e, predator)| {
         e.0 -= if predator.is_some() {
             PREDATOR_COST
         } else {
             PREY_COST
         };
-    }
+    });
 }
 
 /// Ages advance in strides of whole ticks: every 10th tick, by 10.
 #[system(writes(Age), every_ticks = 10)]
 fn aging(mut q: Query<&mut Age>) {
-    for age in &mut q {
-        age.0 += 10;
-    }
+    q.par_for_each(|age| age.0 += 10);
 }
 
+/// What one chunk of `life`'s walk decided: who dies, who is born.
+#[derive(Default)]
+struct Fates {
+    deaths: Vec<Entity>,
+    prey_births: Vec<(Position, Velocity, Energy, Age, Prey)>,
+    predator_births: Vec<(Position, Velocity, Energy, Age, Predator)>,
+}
+
+/// Births and deaths: an animal with enough energy gives half to a newborn; one that starved,
+/// grew too old or was caught dies. The walk runs in parallel chunks; their fates are combined
+/// in chunk order, so the commands are the same on any thread count, and recorded together:
+/// every despawn, then every birth.
 #[system(
-    writes(Energy, Rng, Position, Velocity, Age, Prey, Predator),
-    after(metabolism)
+    reads(Position, Age, Predator, Seed, Clock, Caught),
+    writes(Energy),
+    defers(Position, Velocity, Energy, Age, Prey, Predator),
+    after(metabolism, aging)
 )]
-fn reproduction(
-    mut q: Query<(&Position, &mut Energy, Option<&Predator>)>,
-    mut rng: ResMut<Rng>,
+fn life(
+    mut q: Query<(Entity, &Position, &mut Energy, &Age, Option<&Predator>)>,
+    seed: Res<Seed>,
+    clock: Res<Clock>,
+    caught: Res<Caught>,
     mut commands: Commands,
 ) {
-    for (p, e, predator) in &mut q {
-        let threshold = if predator.is_some() {
-            PREDATOR_BIRTH
-        } else {
-            PREY_BIRTH
-        };
-        if e.0 < threshold {
-            continue;
-        }
-        e.0 /= 2.0;
-        let child = (*p, Energy(e.0), Age(0));
-        if predator.is_some() {
-            let v = rng.velocity(PREDATOR_SPEED);
-            commands.spawn((child.0, v, child.1, child.2, Predator));
-        } else {
-            let v = rng.velocity(PREY_SPEED);
-            commands.spawn((child.0, v, child.1, child.2, Prey));
-        }
+    let (seed, clock) = (*seed, *clock);
+    // Caught prey by slot (a caught prey is alive until this tick's commands apply, so its
+    // slot names it): one array index per animal instead of a search.
+    let slots = caught
+        .0
+        .iter()
+        .map(|e| e.slot() as usize + 1)
+        .max()
+        .unwrap_or(0);
+    let mut is_caught = vec![false; slots];
+    for e in &caught.0 {
+        is_caught[e.slot() as usize] = true;
     }
-}
-
-#[system(reads(Energy, Age, Predator), after(reproduction, aging))]
-fn death(q: Query<(Entity, &Energy, &Age, Option<&Predator>)>, mut commands: Commands) {
-    for (entity, e, age, predator) in q.iter() {
-        let max_age = if predator.is_some() {
-            PREDATOR_MAX_AGE
-        } else {
-            PREY_MAX_AGE
-        };
-        if e.0 <= 0.0 || age.0 > max_age {
+    let chunks: Mutex<Vec<(usize, Fates)>> = Mutex::new(Vec::new());
+    q.par_for_each_chunk(|chunk| {
+        let index = chunk.index();
+        let mut fates = Fates::default();
+        for (entity, p, e, age, predator) in chunk {
+            let (birth, max_age) = if predator.is_some() {
+                (PREDATOR_BIRTH, PREDATOR_MAX_AGE)
+            } else {
+                (PREY_BIRTH, PREY_MAX_AGE)
+            };
+            if is_caught.get(entity.slot() as usize) == Some(&true) {
+                fates.deaths.push(entity);
+                continue;
+            }
+            if e.0 >= birth {
+                e.0 /= 2.0;
+                let mut draws = Draws::new(seed, entity, clock, Purpose::Birth);
+                if predator.is_some() {
+                    let v = draws.velocity(PREDATOR_SPEED);
+                    fates
+                        .predator_births
+                        .push((*p, v, Energy(e.0), Age(0), Predator));
+                } else {
+                    let v = draws.velocity(PREY_SPEED);
+                    fates.prey_births.push((*p, v, Energy(e.0), Age(0), Prey));
+                }
+            }
+            if e.0 <= 0.0 || age.0 > max_age {
+                fates.deaths.push(entity);
+            }
+        }
+        chunks
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .push((index, fates));
+    });
+    let mut chunks = chunks.into_inner().unwrap_or_else(PoisonError::into_inner);
+    chunks.sort_unstable_by_key(|(index, _)| *index);
+    for (_, fates) in &chunks {
+        for &entity in &fates.deaths {
             commands.despawn(entity);
         }
     }
+    for (_, fates) in &mut chunks {
+        for bundle in fates.prey_births.drain(..) {
+            commands.spawn(bundle);
+        }
+    }
+    for (_, fates) in &mut chunks {
+        for bundle in fates.predator_births.drain(..) {
+            commands.spawn(bundle);
+        }
+    }
+}
+
+/// Advances the draw clock: the last system of a tick.
+#[system(writes(Clock), after(statistics))]
+fn advance_clock(mut clock: ResMut<Clock>) {
+    clock.0 += 1;
 }
 
 #[system(
-    reads(Prey, Predator, Field, Age),
+    reads(Prey, Predator, Grass, Age),
     writes(Stats),
     receives(Kill),
-    after(death)
+    after(life)
 )]
 fn statistics(
     prey: Query<Entity, With<Prey>>,
     predators: Query<Entity, With<Predator>>,
     born: Query<&Age, Added<Age>>,
     aged: Query<Entity, Changed<Age>>,
-    field: Res<Field>,
+    grass: Res<Grass>,
     mut kills: EventReader<Kill>,
     mut stats: ResMut<Stats>,
     mut ticks_run: Local<u64>,
@@ -380,7 +517,7 @@ fn statistics(
         tick: *ticks_run,
         prey: prey.iter().count(),
         predators: predators.iter().count(),
-        grass: field.grass.iter().sum(),
+        grass: grass.0.iter().sum(),
         kills: caught.len(),
         hunters: hunters.len(),
         births: born.iter().filter(|a| a.0 == 0).count(),
@@ -445,9 +582,12 @@ pub fn build_world(size: usize, seed: u64) -> World {
         births: 0,
         aged: 0,
     };
-    world.insert_resource(Field { side, grass });
+    world.insert_resource(Grid { side });
+    world.insert_resource(Grass(grass));
     world.insert_resource(PreyGrid::default());
-    world.insert_resource(rng);
+    world.insert_resource(Caught::default());
+    world.insert_resource(Seed(seed));
+    world.insert_resource(Clock::default());
     world.insert_resource(Stats {
         rows: vec![initial],
     });
@@ -457,17 +597,17 @@ pub fn build_world(size: usize, seed: u64) -> World {
 /// The demo's eleven systems on `threads` threads.
 pub fn build_schedule(threads: usize) -> Result<Schedule, rota::ScheduleError> {
     Schedule::builder()
-        .add(movement)
         .add(wander)
+        .add(movement)
         .add(grass_growth)
         .add(grazing)
         .add(rebuild_grid)
         .add(hunting)
         .add(metabolism)
         .add(aging)
-        .add(reproduction)
-        .add(death)
+        .add(life)
         .add(statistics)
+        .add(advance_clock)
         .threads(threads)
         .build()
 }
@@ -479,11 +619,11 @@ pub fn checksum(world: &World) -> u64 {
     world
         .checksum::<(Position, Velocity, Energy, Age, Prey, Predator)>()
         .stable_hash(&mut h);
-    if let Ok(field) = world.resource::<Field>() {
-        field.grass.stable_hash(&mut h);
+    if let Ok(grass) = world.resource::<Grass>() {
+        grass.0.stable_hash(&mut h);
     }
-    if let Ok(rng) = world.resource::<Rng>() {
-        rng.0.stable_hash(&mut h);
+    if let Ok(clock) = world.resource::<Clock>() {
+        clock.0.stable_hash(&mut h);
     }
     h.finish()
 }

@@ -159,6 +159,42 @@ impl<'w> JoinPlan<'w> {
         }
     }
 
+    /// The candidate run at `pos` (at most `len` of the driver's entities): how far every other
+    /// column holding it (its `start` set) holds exactly the driver's entities and the change
+    /// filters give the same answer as for its first entity — and that answer. Compares windows
+    /// of 64, 128, 256… entries, so the cost follows the length found, not `len`.
+    fn candidate_run(&self, d: usize, pos: usize, len: usize) -> (usize, bool) {
+        let driver = &self.columns[d].entities[pos..pos + len];
+        // Index 0 agrees in every column (each holds the driver's first entity there).
+        let passes = self.passes_tests(d, pos, 0);
+        let mut agreed = 0;
+        let mut step = 64;
+        while agreed < len {
+            let end = (agreed + step).min(len);
+            let mut window_end = end;
+            for (i, c) in self.columns.iter().enumerate() {
+                let Some(start) = c.start.filter(|_| i != d) else {
+                    continue;
+                };
+                // The column agreed on `agreed` entries from `start`, so it has them.
+                let other = &c.entities[start + agreed..];
+                window_end = agreed + common_prefix(&driver[agreed..window_end], other);
+            }
+            if !self.tests.is_empty()
+                && let Some(i) =
+                    (agreed..window_end).find(|&i| self.passes_tests(d, pos, i) != passes)
+            {
+                window_end = i;
+            }
+            if window_end < end {
+                return (window_end, passes);
+            }
+            agreed = end;
+            step *= 2;
+        }
+        (len, passes)
+    }
+
     /// Advances to the next run; `false` when there is none.
     pub(crate) fn next_run(&mut self) -> bool {
         let Some(d) = self.driver else {
@@ -184,10 +220,7 @@ impl<'w> JoinPlan<'w> {
                         self.columns[d].pos = driver.len();
                         return false;
                     }
-                    Some(&x) if x == e => {
-                        len = len.min(common_prefix(&driver[pos..pos + len], &c.entities[c.pos..]));
-                        c.start = Some(c.pos);
-                    }
+                    Some(&x) if x == e => c.start = Some(c.pos),
                     Some(&x) if x.slot() == e.slot() => {
                         pos += 1; // same slot, other generation: not this entity
                         continue 'candidate;
@@ -210,10 +243,7 @@ impl<'w> JoinPlan<'w> {
                         pos += 1;
                         continue 'candidate;
                     }
-                    (Role::Optional, Some(x)) if x == e => {
-                        len = len.min(common_prefix(&driver[pos..pos + len], &c.entities[c.pos..]));
-                        c.start = Some(c.pos);
-                    }
+                    (Role::Optional, Some(x)) if x == e => c.start = Some(c.pos),
                     (_, Some(x)) => {
                         // Entities before `x`'s slot are not in this column.
                         let limit = x.slot();
@@ -229,20 +259,18 @@ impl<'w> JoinPlan<'w> {
                     (_, None) => c.start = None,
                 }
             }
-            // Change filters: skip the candidate's leading entities that fail, then keep the
-            // prefix that passes.
-            if !self.tests.is_empty() {
-                let skip = (0..len)
-                    .find(|&i| self.passes_tests(d, pos, i))
-                    .unwrap_or(len);
-                if skip > 0 {
-                    pos += skip;
-                    continue 'candidate;
-                }
-                len = (1..len)
-                    .find(|&i| !self.passes_tests(d, pos, i))
-                    .unwrap_or(len);
+            // Every column holding `e` must go on holding exactly the driver's entities, and
+            // change filters keep or skip whole stretches. Checked last, after the cheap
+            // (logarithmic) cuts, and in growing windows: a column that agrees with the driver
+            // to the end of the store must not be compared to its end once per run (that made
+            // a query with an `Option` over a fragmented store quadratic: `death` in the
+            // ecosystem demo took 283 ms per tick at 100k animals, 1.7 ms after).
+            let (run, passes) = self.candidate_run(d, pos, len);
+            if !passes {
+                pos += run;
+                continue 'candidate;
             }
+            len = run;
             // Emit [pos, pos + len) and move every cursor that took part past it.
             for (i, c) in self.columns.iter_mut().enumerate() {
                 if i == d {

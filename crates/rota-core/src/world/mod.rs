@@ -32,6 +32,29 @@ pub struct StoreEntry {
     pub(crate) store: Box<dyn ErasedStore>,
 }
 
+/// One store waiting to be sorted, borrowed alone ([`World::unsettled_stores`]); it can be
+/// sent to another thread.
+pub struct UnsettledStore<'w> {
+    store: &'w mut dyn ErasedStore,
+}
+
+impl UnsettledStore<'_> {
+    /// Values the store holds: settling costs about one pass over them.
+    pub fn len(&self) -> usize {
+        self.store.len()
+    }
+
+    /// Whether the store is empty (it is unsettled only if it had values moved, so rarely).
+    pub fn is_empty(&self) -> bool {
+        self.store.len() == 0
+    }
+
+    /// Sorts the store (`World::settle` for this store alone).
+    pub fn settle(self) {
+        self.store.settle();
+    }
+}
+
 /// Everything a simulation holds: entities, their components, resources and the tick counter.
 ///
 /// # Guarantees
@@ -583,6 +606,33 @@ impl World {
         for entry in &mut self.stores {
             entry.store.settle();
         }
+    }
+
+    /// The stores [`World::settle`] would sort, in registration order, each borrowed on its
+    /// own so that they can be settled on different threads (stores share nothing, and
+    /// settling one gives the same result on any thread). `rota-core` spawns no thread: the
+    /// caller (a schedule) hands them out.
+    ///
+    /// ```
+    /// # use rota_core::{Component, World};
+    /// # struct Id(u32);
+    /// # impl Component for Id { const NAME: &'static str = "Id"; const UNIQUE_KEY: Option<&'static str> = Some("doc::Id"); }
+    /// let mut world = World::new();
+    /// let ids = world.spawn_batch((0..4).map(|i| (Id(i),)));
+    /// world.despawn(ids[0]).unwrap(); // the last value moves into the hole
+    /// let unsettled = world.unsettled_stores();
+    /// assert_eq!(unsettled.len(), 1);
+    /// unsettled.into_iter().for_each(|s| s.settle());
+    /// assert!(world.unsettled_stores().is_empty());
+    /// ```
+    pub fn unsettled_stores(&mut self) -> Vec<UnsettledStore<'_>> {
+        self.stores
+            .iter_mut()
+            .filter(|entry| !entry.store.index().settled)
+            .map(|entry| UnsettledStore {
+                store: &mut *entry.store,
+            })
+            .collect()
     }
 
     /// Checks the allocator's and every store's invariants, that stores hold only live
