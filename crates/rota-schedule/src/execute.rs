@@ -19,6 +19,7 @@ use crate::Schedule;
 use crate::panic::{SystemPanic, SystemPanics};
 use crate::report::{BatchProfile, RunReport, SystemProfile};
 use crate::system_box::BoxedSystem;
+use crate::trace::span;
 use crate::workers::Workers;
 
 /// A system in `Schedule::systems`: stored in run order, batch after batch.
@@ -50,6 +51,7 @@ fn run_job(job: Job<'_, '_>, workers: &Workers) -> Outcome {
     // `SystemContext` takes its command sink as a `&Mutex`; this one is the job's own, never
     // contended.
     let sink = Mutex::new(CommandQueue::default());
+    let _span = span!("rota.system", system = job.name);
     let start = Instant::now();
     let result = catch_unwind(AssertUnwindSafe(|| {
         workers.enter(|| {
@@ -160,6 +162,7 @@ impl Schedule {
     pub fn run(&mut self, world: &mut World) -> RunReport {
         let start = Instant::now();
         let tick = world.tick();
+        let _span = span!("rota.tick", tick);
         let mut report = RunReport {
             tick,
             ..RunReport::default()
@@ -170,7 +173,10 @@ impl Schedule {
             .profile
             .batches
             .reserve_exact(self.batch_ranges.len());
-        settle(world, &self.workers, self.inline_below);
+        {
+            let _span = span!("rota.settle");
+            settle(world, &self.workers, self.inline_below);
+        }
         report.profile.settle += start.elapsed();
         for b in 0..self.batch_ranges.len() {
             if self.due(b, tick).next().is_none() {
@@ -182,6 +188,7 @@ impl Schedule {
                 resume_unwind(Box::new(panics));
             }
             let apply = Instant::now();
+            let commands_span = span!("rota.commands", batch = b);
             for outcome in self.outcomes.drain(..) {
                 if !outcome.commands.is_empty() {
                     report
@@ -189,11 +196,14 @@ impl Schedule {
                         .merge(world.apply_without_settling(outcome.commands));
                 }
             }
+            drop(commands_span);
             let sort = Instant::now();
             report.profile.commands += sort - apply;
             // The batch's commands are applied; sort what they moved once, store by store in
             // parallel (each store's sort is a pass over all its values).
+            let settle_span = span!("rota.settle", batch = b);
             settle(world, &self.workers, self.inline_below);
+            drop(settle_span);
             report.profile.settle += sort.elapsed();
         }
         // Every batch ran, so the systems that ran are those due, listed in plan order.
@@ -244,6 +254,7 @@ impl Schedule {
                 name: d.name,
             });
         let run = Instant::now();
+        let batch_span = span!("rota.batch", batch = b, systems = descriptors.len(), parallel);
         match &self.workers {
             Workers::Pool(pool) if parallel => run_parallel(
                 jobs,
@@ -254,6 +265,7 @@ impl Schedule {
             ),
             _ => run_inline(jobs, &self.workers, &mut self.outcomes),
         }
+        drop(batch_span);
         report.profile.batches.push(BatchProfile {
             batch: b,
             systems: descriptors.len(),

@@ -88,6 +88,7 @@ mod par;
 mod plan;
 mod report;
 mod system_box;
+mod trace;
 mod workers;
 
 use rota_core::system::{IntoSystem, SystemDescriptor, SystemRef, system_ref};

@@ -45,6 +45,11 @@ pub struct Args {
     /// fresh world and fail unless the component counts and value checksum are equal.
     #[arg(long)]
     pub save_scene: Option<PathBuf>,
+    /// Write a Chrome trace (`.json`) of every tick: one span per tick, batch, system run,
+    /// command application and settle, on the thread that ran it. Open it in
+    /// https://ui.perfetto.dev or chrome://tracing. With --verify, both runs are in the file.
+    #[arg(long, value_parser = parse_trace_path)]
+    pub trace: Option<PathBuf>,
 }
 
 /// What to do, once the options are checked.
@@ -80,6 +85,15 @@ fn parse_chart_path(s: &str) -> Result<PathBuf, String> {
             "cannot write a `.{ext}` chart: the demo writes SVG only; use a path ending in `.svg`"
         )),
         None => Err("the chart path has no extension; use a path ending in `.svg`".into()),
+    }
+}
+
+/// `--trace`: the file is a Chrome trace (JSON), so the path must say so.
+fn parse_trace_path(s: &str) -> Result<PathBuf, String> {
+    let path = PathBuf::from(s);
+    match path.extension().and_then(|e| e.to_str()) {
+        Some(ext) if ext.eq_ignore_ascii_case("json") => Ok(path),
+        _ => Err("a trace is a Chrome trace (JSON); use a path ending in `.json`".into()),
     }
 }
 
@@ -133,6 +147,16 @@ impl Args {
                 }
             }
         };
+        if let Some(path) = &self.trace {
+            let dir = parent_dir(path);
+            if !dir.is_dir() {
+                return Err(format!(
+                    "cannot write the trace to {}: directory {} does not exist",
+                    path.display(),
+                    dir.display()
+                ));
+            }
+        }
         Ok(Plan {
             threads,
             verify_against: self.verify.then_some(1),

@@ -6,6 +6,7 @@
 mod chart;
 mod cli;
 mod sim;
+mod trace;
 
 use std::process::ExitCode;
 use std::time::Instant;
@@ -133,6 +134,14 @@ fn main() -> ExitCode {
     for note in &plan.notes {
         println!("note: {note}");
     }
+    // Held to the end of `main`: dropping it writes the rest of the trace file.
+    let _trace = match args.trace.as_deref().map(trace::install).transpose() {
+        Ok(guard) => guard,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
     println!(
         "ecosystem: {} animals, {} ticks, seed {}, {} thread(s)",
         args.size, args.ticks, args.seed, plan.threads
