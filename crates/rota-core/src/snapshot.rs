@@ -136,6 +136,17 @@ pub struct Snapshot {
     pub(crate) world: World,
 }
 
+/// Which halves of one component's store a world still shares with a snapshot
+/// ([`World::shares_columns_with`]): what its next writes would copy.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct SharedColumns {
+    /// The structural half (sparse pages, entity column, `added` ticks, order flags): copied by
+    /// the first insert of a new entity, remove, despawn or settle.
+    pub index: bool,
+    /// The value half (values and `changed` ticks): copied by the first write.
+    pub values: bool,
+}
+
 impl Snapshot {
     /// The snapshotted state, read-only (query it like any world).
     pub fn world(&self) -> &World {

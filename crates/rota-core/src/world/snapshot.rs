@@ -7,7 +7,8 @@
 //! `Resources::snapshot`/`restore_from`.
 
 use crate::error::SnapshotError;
-use crate::snapshot::Snapshot;
+use crate::component::Component;
+use crate::snapshot::{SharedColumns, Snapshot};
 use crate::world::{StoreEntry, World};
 
 impl World {
@@ -102,6 +103,30 @@ impl World {
     /// A snapshot can be restored into any world, any number of times.
     pub fn restore(&mut self, snapshot: &Snapshot) {
         self.copy_state_from(&snapshot.world);
+    }
+
+    /// Which halves of `T`'s store this world still shares with `snapshot` (copy-on-write): a
+    /// shared half costs nothing until this world writes it. `None` if either has no `T`
+    /// store, or they are not the same registration.
+    ///
+    /// ```
+    /// # use rota_core::{Component, World, snapshot::{SharedColumns, SnapshotPolicy}};
+    /// # #[derive(Clone)] struct Hp(u32);
+    /// # impl Component for Hp { const NAME: &'static str = "Hp"; const UNIQUE_KEY: Option<&'static str> = Some("doc::Hp"); const SNAPSHOT: SnapshotPolicy<Self> = SnapshotPolicy::CLONE; }
+    /// let mut world = World::new();
+    /// let a = world.spawn_with((Hp(10),));
+    /// let saved = world.snapshot()?;
+    /// let both = SharedColumns { index: true, values: true };
+    /// assert_eq!(world.shares_columns_with::<Hp>(&saved), Some(both));
+    /// world.get_mut::<Hp>(a).unwrap().0 -= 1; // copies the values (once), not the index
+    /// assert_eq!(
+    ///     world.shares_columns_with::<Hp>(&saved),
+    ///     Some(SharedColumns { index: true, values: false })
+    /// );
+    /// # Ok::<(), rota_core::SnapshotError>(())
+    /// ```
+    pub fn shares_columns_with<T: Component>(&self, snapshot: &Snapshot) -> Option<SharedColumns> {
+        Some(self.store::<T>()?.shared_columns(snapshot.world.store::<T>()?))
     }
 
     /// The error `snapshot` would return, checked before anything is copied.
