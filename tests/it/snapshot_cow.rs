@@ -11,9 +11,7 @@
 //! also writes tick columns, is covered by a unit test in `rota-core`'s `store/tests.rs`.)
 
 use rota::rota_core::snapshot::SharedColumns;
-use rota::{
-    Component, Entity, ParallelQuery, Query, Schedule, StableHash, World, system,
-};
+use rota::{Component, Entity, ParallelQuery, Query, Schedule, StableHash, World, system};
 
 #[derive(Component, StableHash, Clone, Copy, Debug, PartialEq)]
 struct Pos(i64);
@@ -51,7 +49,11 @@ fn check(path: &str, write: impl Fn(&mut World)) {
     let snapshot = world.snapshot().unwrap();
     let taken = snapshot.world().full_checksum().unwrap();
     assert_eq!(world.full_checksum().unwrap(), taken);
-    for round in ["after the snapshot", "after a restore", "after a second restore"] {
+    for round in [
+        "after the snapshot",
+        "after a restore",
+        "after a second restore",
+    ] {
         write(&mut world);
         world.check_invariants().unwrap();
         snapshot.world().check_invariants().unwrap();
@@ -75,7 +77,11 @@ fn check(path: &str, write: impl Fn(&mut World)) {
     // A snapshot of a snapshot (`Snapshot::clone` shares too) is just as immutable.
     let copy = snapshot.clone();
     write(&mut world);
-    assert_eq!(copy.world().full_checksum().unwrap(), taken, "{path}: clone");
+    assert_eq!(
+        copy.world().full_checksum().unwrap(),
+        taken,
+        "{path}: clone"
+    );
     assert_eq!(
         snapshot.world().full_checksum().unwrap(),
         taken,
@@ -112,11 +118,12 @@ fn query_for_each() {
 #[test]
 fn query_for_each_run() {
     check("query for_each_run", |w| {
-        w.query_mut::<(&mut Vel, &Pos)>().for_each_run(|_, (vel, pos)| {
-            for (v, p) in vel.iter_mut().zip(pos) {
-                v.0 = v.0 * 2 + p.0;
-            }
-        });
+        w.query_mut::<(&mut Vel, &Pos)>()
+            .for_each_run(|_, (vel, pos)| {
+                for (v, p) in vel.iter_mut().zip(pos) {
+                    v.0 = v.0 * 2 + p.0;
+                }
+            });
     });
 }
 

@@ -25,9 +25,28 @@
 //!   O(n + k log k), with sequential moves only. Removing every element in ascending order (the `add_remove` benchmark pattern)
 //!   stays O(1) per removal: swap-removes only flag the disorder, and an emptied store is sorted.
 //!
+//! * **Two copy-on-write halves**: the columns live in two `Arc`-shared halves, split by who
+//!   writes them:
+//!
+//!   ```text
+//!     index  (Arc<IndexColumns>):     sparse pages, entities, added, displaced flags
+//!             written by structure: insert of a new entity, remove, settle, clear
+//!     values (Arc<ValueColumns<T>>):  values, changed
+//!             written by every write: get_mut, &mut queries, replacing insert (and structure)
+//!   ```
+//!
+//!   A world's snapshot shares both halves (`share_from`: two reference counts). A method that
+//!   writes a half first makes it unique (`index_mut`, `values_mut`: one check per operation
+//!   or per borrow, never per item); if a snapshot still shares it, that copies it once (the
+//!   value column through `copy_values`, `T`'s `SnapshotPolicy::CLONE` function, set when a
+//!   world registers the store — `Store<T>` itself has no `Clone` bound). A rollback frame
+//!   that only moves things copies the value halves it writes, never the index. A store with
+//!   no copy function (free-standing, or `no_snapshot`) is never shared.
+//!
 //! Memory: 4 bytes per slot in each touched 4096-slot page (16 KiB a page), plus
 //! `17 + size_of::<T>()` bytes per stored value (entity, displacement flag, the `added` and
-//! `changed` ticks, value). Zero-sized `T` (tags) store no values at all.
+//! `changed` ticks, value), plus two small `Arc` headers. Zero-sized `T` (tags) store no
+//! values at all.
 //!
 //! Measured (`cargo bench --bench storage`, 2026-11-30, 2-core machine): ordered iteration of
 //! 100k `[f32; 3]` values after removing and re-inserting a random 10%, once settled, takes
@@ -81,10 +100,10 @@ pub struct Store<T> {
     /// Membership and order: which entities, at which dense index, added when. Changes only
     /// with structure (insert of a new entity, remove, settle). Shared with snapshots; the first
     /// structural change after a snapshot copies it (`index_mut`).
-    index: Arc<IndexColumns>,
+    index: Half<IndexColumns>,
     /// The values and when each last changed. Shared with snapshots; the first write after a
     /// snapshot copies it (`values_mut`).
-    values: Arc<ValueColumns<T>>,
+    values: Half<ValueColumns<T>>,
     /// High-water mark: no value's `changed` tick is newer than this (a `Changed<T>` query whose
     /// window does not contain it skips the whole store).
     last_changed: Tick,
@@ -93,7 +112,79 @@ pub struct Store<T> {
     /// How to copy the value column when a snapshot still shares it: `T`'s
     /// `SnapshotPolicy::CLONE` function, set when a world registers the store. `None` for a
     /// store that is never shared (free-standing, or `no_snapshot`).
-    copy_values: Option<fn(&mut Vec<T>, &Vec<T>)>,
+    copy_values: Option<ColumnCopy<T>>,
+}
+
+/// Copies a value column into another (`SnapshotPolicy::CLONE`'s `Vec::clone_from`).
+pub(crate) type ColumnCopy<T> = fn(&mut Vec<T>, &Vec<T>);
+
+/// One copy-on-write half of a store: owned while no snapshot may share it (writes reach it
+/// with no atomic operation, just this discriminant), `Arc`-shared from the moment a world
+/// snapshot takes it (`Half::share`) until the store's next write to it (`Half::get_mut`:
+/// copied if a snapshot still holds it, unwrapped for free if not).
+enum Half<C> {
+    Owned(C),
+    Shared(Arc<C>),
+}
+
+impl<C> std::ops::Deref for Half<C> {
+    type Target = C;
+    #[inline]
+    fn deref(&self) -> &C {
+        match self {
+            Half::Owned(c) => c,
+            Half::Shared(c) => c,
+        }
+    }
+}
+
+impl<C: Default> Half<C> {
+    /// The half, exclusively; `copy` makes a private copy if a snapshot still shares it.
+    #[inline]
+    fn get_mut(&mut self, copy: impl FnOnce(&C) -> C) -> &mut C {
+        if let Half::Shared(_) = self {
+            self.unshare(copy);
+        }
+        match self {
+            Half::Owned(c) => c,
+            Half::Shared(_) => shared_after_unshare(),
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn unshare(&mut self, copy: impl FnOnce(&C) -> C) {
+        if let Half::Shared(shared) = std::mem::replace(self, Half::Owned(C::default())) {
+            // No `Weak` is ever made: if nobody else holds it, take it back without a copy.
+            *self = Half::Owned(Arc::try_unwrap(shared).unwrap_or_else(|shared| copy(&shared)));
+        }
+    }
+
+    /// The half, exclusively, for a caller about to overwrite all of it: a shared half is
+    /// dropped rather than copied.
+    fn overwrite(&mut self) -> &mut C {
+        if let Half::Shared(_) = self {
+            *self = Half::Owned(C::default());
+        }
+        self.get_mut(|_| C::default())
+    }
+
+    /// Turns an owned half into a shared one (moving it into an `Arc`: no copy).
+    fn share(&mut self) {
+        if let Half::Owned(c) = self {
+            *self = Half::Shared(Arc::new(std::mem::take(c)));
+        }
+    }
+}
+
+impl<C> Half<C> {
+    /// The `Arc`, if the half is shared.
+    fn shared(&self) -> Option<&Arc<C>> {
+        match self {
+            Half::Owned(_) => None,
+            Half::Shared(c) => Some(c),
+        }
+    }
 }
 
 /// A store's structural half (copy-on-write as a unit; see [`Store`]).
@@ -108,12 +199,30 @@ struct IndexColumns {
     displaced_count: usize,
 }
 
+impl IndexColumns {
+    const fn new() -> Self {
+        IndexColumns {
+            sparse: SparsePages::new(),
+            entities: Vec::new(),
+            added: Vec::new(),
+            displaced: Vec::new(),
+            displaced_count: 0,
+        }
+    }
+}
+
 /// A store's value half (copy-on-write as a unit; see [`Store`]): what a writer touches.
 struct ValueColumns<T> {
     values: Vec<T>,
     /// When each value last changed, parallel to `values`. A column of its own so that a writer
     /// stamps a run with one contiguous fill; beside the values because every write stamps it.
     changed: Vec<Tick>,
+}
+
+impl<T> Default for ValueColumns<T> {
+    fn default() -> Self {
+        ValueColumns::new()
+    }
 }
 
 impl<T> ValueColumns<T> {
@@ -130,31 +239,20 @@ impl<T> ValueColumns<T> {
 /// the index shared at the same time.
 #[inline]
 fn values_mut<T>(
-    values: &mut Arc<ValueColumns<T>>,
-    copy_values: Option<fn(&mut Vec<T>, &Vec<T>)>,
+    values: &mut Half<ValueColumns<T>>,
+    copy_values: Option<ColumnCopy<T>>,
 ) -> &mut ValueColumns<T> {
-    // No `Weak` is ever made, so a strong count of 1 means nobody else can see the buffers.
-    if Arc::strong_count(values) != 1 {
-        unshare_values(values, copy_values);
-    }
-    Arc::get_mut(values).unwrap_or_else(|| shared_after_unshare())
-}
-
-#[cold]
-#[inline(never)]
-fn unshare_values<T>(
-    values: &mut Arc<ValueColumns<T>>,
-    copy_values: Option<fn(&mut Vec<T>, &Vec<T>)>,
-) {
-    let Some(copy) = copy_values else {
-        panic!(
-            "rota internal invariant violated: a store without a copy function shares its values"
-        )
-    };
-    let mut fresh = ValueColumns::new();
-    copy(&mut fresh.values, &values.values);
-    fresh.changed.clone_from(&values.changed);
-    *values = Arc::new(fresh);
+    values.get_mut(|shared| {
+        let Some(copy) = copy_values else {
+            panic!(
+                "rota internal invariant violated: a store without a copy function shares its values"
+            )
+        };
+        let mut fresh = ValueColumns::new();
+        copy(&mut fresh.values, &shared.values);
+        fresh.changed.clone_from(&shared.changed);
+        fresh
+    })
 }
 
 #[cold]
@@ -166,7 +264,7 @@ impl<T> Store<T> {
     /// The structural half, exclusively (copied first if a snapshot shares it).
     #[inline]
     fn index_mut(&mut self) -> &mut IndexColumns {
-        Arc::make_mut(&mut self.index)
+        self.index.get_mut(IndexColumns::clone)
     }
 
     /// The value half, exclusively (copied first if a snapshot shares it).
@@ -179,26 +277,39 @@ impl<T> Store<T> {
     #[inline]
     fn columns_mut(&mut self) -> (&mut IndexColumns, &mut ValueColumns<T>) {
         (
-            Arc::make_mut(&mut self.index),
+            self.index.get_mut(IndexColumns::clone),
             values_mut(&mut self.values, self.copy_values),
         )
     }
 
     /// Lets a world share this store with snapshots: `copy` copies the values when a write
     /// finds them shared (`SnapshotPolicy::CLONE`'s column function).
-    pub(crate) fn set_copy_values(&mut self, copy: Option<fn(&mut Vec<T>, &Vec<T>)>) {
+    pub(crate) fn set_copy_values(&mut self, copy: Option<ColumnCopy<T>>) {
         self.copy_values = copy;
+    }
+
+    /// Prepares the store to be shared by a snapshot: moves both halves into `Arc`s (no copy),
+    /// if it has a copy function. Until its next write, [`Store::share_from`] can share it.
+    pub(crate) fn make_shareable(&mut self) {
+        if self.copy_values.is_some() {
+            self.index.share();
+            self.values.share();
+        }
     }
 
     /// Makes `self` share `source`'s columns (O(1): two reference counts), copying the scalars.
     /// Both stores then copy a half on their first write to it, so neither sees the other's
-    /// later writes. `source` must have a copy function (checked: stores without one are
-    /// copied by [`Store::clone_from_with`] instead).
+    /// later writes. `source` must be [`Store::is_shareable`] (callers copy the others with
+    /// [`Store::clone_from_with`]).
     ///
     /// **Every field is named, and the destructuring below is exhaustive on purpose**: a field
     /// added to `Store` is a compile error here until it is shared or copied.
     pub(crate) fn share_from(&mut self, source: &Store<T>) {
-        debug_assert!(source.copy_values.is_some(), "sharing a store without a copy function");
+        let (Some(source_index), Some(source_values)) =
+            (source.index.shared(), source.values.shared())
+        else {
+            panic!("rota internal invariant violated: sharing a store that is not shareable")
+        };
         let Store {
             index,
             values,
@@ -206,24 +317,30 @@ impl<T> Store<T> {
             now,
             copy_values,
         } = self;
-        *index = Arc::clone(&source.index);
-        *values = Arc::clone(&source.values);
+        *index = Half::Shared(Arc::clone(source_index));
+        *values = Half::Shared(Arc::clone(source_values));
         *last_changed = source.last_changed;
         *now = source.now;
         *copy_values = source.copy_values;
     }
 
     /// Whether [`Store::share_from`] may share this store's columns: it knows how to copy its
-    /// values when a write finds them shared.
+    /// values when a write finds them shared, and both halves are in `Arc`s (a snapshot's
+    /// store always; a world's store after [`Store::make_shareable`], until its next write).
     pub(crate) fn is_shareable(&self) -> bool {
         self.copy_values.is_some()
+            && self.index.shared().is_some()
+            && self.values.shared().is_some()
     }
 
     /// Which halves the two stores share (after [`Store::share_from`], before a write).
     pub(crate) fn shared_columns(&self, other: &Store<T>) -> crate::snapshot::SharedColumns {
+        fn same<C>(a: &Half<C>, b: &Half<C>) -> bool {
+            matches!((a.shared(), b.shared()), (Some(a), Some(b)) if Arc::ptr_eq(a, b))
+        }
         crate::snapshot::SharedColumns {
-            index: Arc::ptr_eq(&self.index, &other.index),
-            values: Arc::ptr_eq(&self.values, &other.values),
+            index: same(&self.index, &other.index),
+            values: same(&self.values, &other.values),
         }
     }
 }
@@ -272,21 +389,17 @@ impl<T> Store<T> {
             added,
             displaced,
             displaced_count,
-        } = Arc::make_mut(index);
+        } = index.overwrite();
         sparse.clone_from(&source.index.sparse);
         entities.clone_from(&source.index.entities);
         added.clone_from(&source.index.added);
         displaced.clone_from(&source.index.displaced);
         *displaced_count = source.index.displaced_count;
-        // Not `values_mut`: the old contents are overwritten, so a shared half is replaced, not
-        // copied first.
-        if Arc::get_mut(values).is_none() {
-            *values = Arc::new(ValueColumns::new());
-        }
+        // The old contents are overwritten: a shared half is dropped, not copied first.
         let ValueColumns {
             values: to_values,
             changed,
-        } = Arc::get_mut(values).unwrap_or_else(|| shared_after_unshare());
+        } = values.overwrite();
         column_from(to_values, &source.values.values);
         changed.clone_from(&source.values.changed);
         *last_changed = source.last_changed;
@@ -339,16 +452,10 @@ impl<T: fmt::Debug> fmt::Debug for Store<T> {
 
 impl<T> Store<T> {
     /// An empty store. Allocates nothing until the first insert.
-    pub fn new() -> Store<T> {
+    pub const fn new() -> Store<T> {
         Store {
-            index: Arc::new(IndexColumns {
-                sparse: SparsePages::new(),
-                entities: Vec::new(),
-                added: Vec::new(),
-                displaced: Vec::new(),
-                displaced_count: 0,
-            }),
-            values: Arc::new(ValueColumns::new()),
+            index: Half::Owned(IndexColumns::new()),
+            values: Half::Owned(ValueColumns::new()),
             last_changed: Tick::new(0),
             now: Tick::new(0),
             copy_values: None,
@@ -863,7 +970,9 @@ impl<T> Store<T> {
                 self.index.entities.len()
             ));
         }
-        if self.index.added.len() != self.index.entities.len() || self.values.changed.len() != self.index.entities.len() {
+        if self.index.added.len() != self.index.entities.len()
+            || self.values.changed.len() != self.index.entities.len()
+        {
             return Err(format!(
                 "{} added and {} changed ticks for {} values",
                 self.index.added.len(),

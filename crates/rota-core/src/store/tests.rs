@@ -206,10 +206,14 @@ fn settle_merges_displaced_elements_into_the_ascending_rest() {
 fn a_shared_store_copies_the_half_it_writes_and_the_other_store_never_sees_it() {
     let (_, e) = spawn_n(4);
     let mut world_side: Store<u32> = Store::new();
-    world_side.set_copy_values(Some(|to: &mut Vec<u32>, from: &Vec<u32>| to.clone_from(from)));
+    world_side.set_copy_values(Some(|to: &mut Vec<u32>, from: &Vec<u32>| {
+        to.clone_from(from)
+    }));
     for (i, &x) in e.iter().enumerate().take(3) {
         world_side.insert(x, i as u32);
     }
+    assert!(!world_side.is_shareable(), "owned until a snapshot asks");
+    world_side.make_shareable();
     let mut snapshot_side = Store::new();
     snapshot_side.share_from(&world_side);
     let shared = |a: &Store<u32>, b: &Store<u32>| {
@@ -224,16 +228,38 @@ fn a_shared_store_copies_the_half_it_writes_and_the_other_store_never_sees_it() 
     assert_eq!(shared(&world_side, &snapshot_side), (false, false));
     assert_eq!(snapshot_side.len(), 3);
     // The clamp writes tick columns only when a tick is old enough to need it.
+    world_side.make_shareable();
     snapshot_side.share_from(&world_side);
     let now = crate::tick::Tick::new(crate::tick::MAX_AGE + 10);
     world_side.set_change_tick(now);
     world_side.clamp_ticks(now);
     assert_eq!(shared(&world_side, &snapshot_side), (false, false));
-    assert_eq!(snapshot_side.ticks(e[0]).unwrap().added, crate::tick::Tick::new(0));
-    assert_ne!(world_side.ticks(e[0]).unwrap().added, crate::tick::Tick::new(0));
+    assert_eq!(
+        snapshot_side.ticks(e[0]).unwrap().added,
+        crate::tick::Tick::new(0)
+    );
+    assert_ne!(
+        world_side.ticks(e[0]).unwrap().added,
+        crate::tick::Tick::new(0)
+    );
     world_side.check_invariants().unwrap();
     snapshot_side.check_invariants().unwrap();
     // A store without a copy function is never shared, so copying stays explicit.
-    let fresh: Store<u32> = Store::new();
+    let mut fresh: Store<u32> = Store::new();
+    fresh.make_shareable();
     assert!(!fresh.is_shareable());
+    // Once no snapshot holds a shared half, the next write takes it back without a copy.
+    let mut alone: Store<u32> = Store::new();
+    alone.set_copy_values(Some(|to: &mut Vec<u32>, from: &Vec<u32>| {
+        to.clone_from(from)
+    }));
+    alone.insert(e[0], 5);
+    alone.make_shareable();
+    let before = alone.dense_values().as_ptr();
+    *alone.get_mut(e[0]).unwrap() = 6;
+    assert_eq!(
+        alone.dense_values().as_ptr(),
+        before,
+        "unwrapped, not copied"
+    );
 }

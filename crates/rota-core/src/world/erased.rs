@@ -35,6 +35,9 @@ pub(crate) trait ErasedStore: Any + Send + Sync {
     /// copied (`Store::share_from`: two reference counts, copy-on-write); an excluded, empty
     /// store copies as empty (`Store::clone_from_with`).
     fn snapshot_store(&self) -> Option<Box<dyn ErasedStore>>;
+    /// Moves the store's halves into `Arc`s (no copy) so `snapshot_store` can share them;
+    /// nothing for a store that is never shared.
+    fn make_shareable(&mut self);
     /// Whether `snapshot_store` would copy it: the component is `Clone`, or the store is empty.
     fn is_snapshottable(&self) -> bool;
     /// Makes this store equal to `source` (same type, made by `snapshot_store`): shares its
@@ -102,8 +105,9 @@ impl<T: Component> ErasedStore for Store<T> {
     fn snapshot_store(&self) -> Option<Box<dyn ErasedStore>> {
         let mut copy = Store::<T>::new();
         match T::SNAPSHOT.cloning {
-            // A world's stores of `Clone` types are shareable (their copy function was set at
-            // registration): O(1), the halves are copied on the first write on either side.
+            // A world's store of a `Clone` type, made shareable by `World::snapshot` (its copy
+            // function was set at registration), or a snapshot's store: O(1), a half is copied
+            // on the first write to it on either side.
             Some(_) if self.is_shareable() => copy.share_from(self),
             Some(cloning) => {
                 copy.set_copy_values(Some(cloning.column_from));
@@ -113,6 +117,9 @@ impl<T: Component> ErasedStore for Store<T> {
             None => return None,
         }
         Some(Box::new(copy))
+    }
+    fn make_shareable(&mut self) {
+        Store::make_shareable(self)
     }
     fn is_snapshottable(&self) -> bool {
         T::SNAPSHOT.is_cloned() || self.is_empty()
