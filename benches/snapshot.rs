@@ -189,7 +189,9 @@ fn deferred(_: &mut Criterion) {
         let [alone, with_snapshot, clone] = times.map(median);
         let cost = with_snapshot.saturating_sub(alone);
         println!(
-            "snapshot/deferred k={k} ({rounds} rounds, medians): frame {alone:.2?}; snapshot +              frame {with_snapshot:.2?}; the snapshot's cost {cost:.2?} vs Vec clone {clone:.2?}              = {:.2}x",
+            "snapshot/deferred k={k} ({rounds} rounds, medians): frame {alone:.2?}; snapshot + \
+             frame {with_snapshot:.2?}; the snapshot's cost {cost:.2?} vs Vec clone {clone:.2?} \
+             = {:.2}x",
             cost.as_secs_f64() / clone.as_secs_f64()
         );
     }

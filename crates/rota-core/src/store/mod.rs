@@ -25,28 +25,28 @@
 //!   O(n + k log k), with sequential moves only. Removing every element in ascending order (the `add_remove` benchmark pattern)
 //!   stays O(1) per removal: swap-removes only flag the disorder, and an emptied store is sorted.
 //!
-//! * **Two copy-on-write halves**: the columns live in two `Arc`-shared halves, split by who
-//!   writes them:
+//! * **Two copy-on-write halves**: the columns live in two halves, split by who writes them:
 //!
 //!   ```text
-//!     index  (Arc<IndexColumns>):     sparse pages, entities, added, displaced flags
+//!     index  (Half<IndexColumns>):     sparse pages, entities, added, displaced flags
 //!             written by structure: insert of a new entity, remove, settle, clear
-//!     values (Arc<ValueColumns<T>>):  values, changed
+//!     values (Half<ValueColumns<T>>):  values, changed
 //!             written by every write: get_mut, &mut queries, replacing insert (and structure)
 //!   ```
 //!
-//!   A world's snapshot shares both halves (`share_from`: two reference counts). A method that
-//!   writes a half first makes it unique (`index_mut`, `values_mut`: one check per operation
-//!   or per borrow, never per item); if a snapshot still shares it, that copies it once (the
-//!   value column through `copy_values`, `T`'s `SnapshotPolicy::CLONE` function, set when a
-//!   world registers the store — `Store<T>` itself has no `Clone` bound). A rollback frame
-//!   that only moves things copies the value halves it writes, never the index. A store with
-//!   no copy function (free-standing, or `no_snapshot`) is never shared.
+//!   A half is `Owned` until a world snapshot asks for it (`make_shareable` moves it into an
+//!   `Arc`, no copy; `share_from` clones the `Arc`). A method that writes a half goes through
+//!   `index_mut` / `values_mut` (one discriminant check per operation or per borrow, never
+//!   per item, and no atomic while owned); a shared half becomes owned again there — copied
+//!   once if a snapshot still holds it (the value column through `copy_values`, `T`'s
+//!   `SnapshotPolicy::CLONE` function, set when a world registers the store: `Store<T>` has
+//!   no `Clone` bound), else unwrapped for free. A rollback frame that only moves things copies
+//!   the value halves it writes, never an index. A store with no copy function (free-standing,
+//!   or `no_snapshot`) is never shared.
 //!
 //! Memory: 4 bytes per slot in each touched 4096-slot page (16 KiB a page), plus
 //! `17 + size_of::<T>()` bytes per stored value (entity, displacement flag, the `added` and
-//! `changed` ticks, value), plus two small `Arc` headers. Zero-sized `T` (tags) store no
-//! values at all.
+//! `changed` ticks, value). Zero-sized `T` (tags) store no values at all.
 //!
 //! Measured (`cargo bench --bench storage`, 2026-11-30, 2-core machine): ordered iteration of
 //! 100k `[f32; 3]` values after removing and re-inserting a random 10%, once settled, takes
