@@ -53,7 +53,9 @@
 //!
 //! ## Rollback
 //!
-//! A [`Snapshot`] is a copy of the whole world; restoring it gives back a world with the same
+//! A [`Snapshot`] is a copy of the whole world (its component columns shared with the world,
+//! copy-on-write, so it costs about what the next frame writes); restoring it gives back a
+//! world with the same
 //! state and the same future (the same handles for later spawns included), and
 //! [`World::full_checksum`] hashes all of it without a type list — what rollback netcode
 //! (GGRS's save / load / checksum requests) needs. Derived components and resources must be

@@ -21,6 +21,7 @@ mod schedule_panics;
 mod schedule_profile;
 mod schedule_threads;
 mod seal;
+mod snapshot_cow;
 mod snapshot_model;
 mod soak;
 mod storage_model;

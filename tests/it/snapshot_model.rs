@@ -9,7 +9,9 @@
 //!   and values of queries over every store agree, `check_invariants` holds. A third world, a
 //!   fresh `World::new()` restored from the same snapshot, must match too (restore into another
 //!   world), and restoring twice must be the same as once; so must a snapshot written by
-//!   `snapshot_into` over a snapshot of another world.
+//!   `snapshot_into` over a snapshot of another world. Snapshots share the world's columns
+//!   (copy-on-write), so the snapshots are compared with the oracle again after the world
+//!   wrote on (`X`), and after the restored worlds wrote on (`F`).
 //! * `full_checksum_is_history_independent` (proptest) — two worlds reaching the same contents
 //!   through different registration orders hash alike under `full_checksum`.
 //! * Unit tests: the excluded-component and excluded-resource errors name the type and leave no
@@ -60,6 +62,10 @@ enum Op {
     Remove(usize, u8),
     /// Add `v` to every `A` through a writing query.
     Bump(u32),
+    /// Write one entity's `A`, `B` or `Name` through `get_mut`.
+    GetMut(usize, u8, u32),
+    /// Write every `B` through a `for` loop and every `Name` through `for_each_run`.
+    BumpLoops(u32),
     SetCounter(u64),
     RemoveCounter,
     Tick,
@@ -80,6 +86,8 @@ fn op(late: bool) -> BoxedStrategy<Op> {
         3 => (any::<usize>(), 0u8..4, any::<u32>()).prop_map(|(e, c, v)| Op::Insert(e, c, v)),
         2 => (any::<usize>(), 0u8..4).prop_map(|(e, c)| Op::Remove(e, c)),
         1 => any::<u32>().prop_map(Op::Bump),
+        2 => (any::<usize>(), 0u8..3, any::<u32>()).prop_map(|(e, c, v)| Op::GetMut(e, c, v)),
+        1 => any::<u32>().prop_map(Op::BumpLoops),
         1 => any::<u64>().prop_map(Op::SetCounter),
         1 => Just(Op::RemoveCounter),
         1 => Just(Op::Tick),
@@ -172,6 +180,37 @@ fn apply(world: &mut World, op: &Op) -> Vec<Entity> {
         Op::Bump(v) => world
             .query_mut::<&mut A>()
             .for_each(|a| a.0 = a.0.wrapping_add(*v)),
+        Op::GetMut(n, c, v) => {
+            if let Some(e) = pick(world, *n) {
+                match c {
+                    0 => {
+                        if let Some(a) = world.get_mut::<A>(e) {
+                            a.0 ^= *v;
+                        }
+                    }
+                    1 => {
+                        if let Some(b) = world.get_mut::<B>(e) {
+                            b.0 = b.0.wrapping_add(u64::from(*v));
+                        }
+                    }
+                    _ => {
+                        if let Some(name) = world.get_mut::<Name>(e) {
+                            name.0.push_str(&v.to_string());
+                        }
+                    }
+                }
+            }
+        }
+        Op::BumpLoops(v) => {
+            for b in world.query_mut::<&mut B>() {
+                b.0 = b.0.wrapping_mul(3).wrapping_add(u64::from(*v));
+            }
+            world.query_mut::<&mut Name>().for_each_run(|_, names| {
+                for name in names {
+                    name.0.push('+');
+                }
+            });
+        }
         Op::SetCounter(v) => {
             let _ = world.insert_resource(Counter(*v));
         }
@@ -289,6 +328,10 @@ proptest! {
         for op in &extra {
             apply(&mut world, op);
         }
+        // Copy-on-write: the world's writes since must not show in the snapshots sharing its
+        // columns.
+        assert_same(snapshot.world(), &oracle, "the snapshot after the world moved on")?;
+        assert_same(reused.world(), &oracle, "snapshot_into after the world moved on")?;
         world.restore(&snapshot);
         assert_same(&world, &oracle, "right after restore")?;
 
@@ -309,6 +352,12 @@ proptest! {
         }
         assert_same(&world, &oracle, "after the same future")?;
         assert_same(&elsewhere, &oracle, "other world after the same future")?;
+        // ... nor the restored worlds' writes.
+        let mut untouched = World::new();
+        for op in &before {
+            apply(&mut untouched, op);
+        }
+        assert_same(snapshot.world(), &untouched, "the snapshot after restores and writes")?;
     }
 
     #[test]

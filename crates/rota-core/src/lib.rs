@@ -34,8 +34,9 @@
 //!   order, resources, the tick — and [`World::restore`] puts it back: same contents, same
 //!   iteration order, same handles from later spawns. A type excluded from snapshots
 //!   ([`SnapshotPolicy::EXCLUDED`]) makes `snapshot` fail, naming it, while the world holds
-//!   one; it is never silently left out. [`World::full_checksum`] hashes the same state without
-//!   a type list.
+//!   one; it is never silently left out. Stores are shared copy-on-write, so taking or
+//!   restoring a snapshot copies no column; the world's next write to a shared column copies
+//!   it, once. [`World::full_checksum`] hashes the same state without a type list.
 //! * **The hierarchy is ordered too.** [`ChildOf`]/[`Children`] are kept by
 //!   [`World::set_parent`], [`World::remove_parent`], [`World::despawn_recursive`] (and
 //!   `Commands`); children ascend by slot; despawning a parent orphans its children.

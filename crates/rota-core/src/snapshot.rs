@@ -1,11 +1,15 @@
 //! World snapshots: an owned copy of everything that decides a world's future, and the
 //! per-type policy ([`SnapshotPolicy`]) that says how each component and resource is copied.
 //!
-//! A snapshot is a clone of the world's whole state — not a list of chosen fields. The copy is
-//! made by `World::clone_state` (`world/snapshot.rs`), which destructures `World`, `Store<T>`,
-//! `Entities`, the membership index and the resources **exhaustively**: a field added to any of
-//! them is a compile error there until it is copied too. So state added later (change ticks,
-//! event channels, logs) cannot be forgotten by snapshots.
+//! A snapshot is the world's whole state — not a list of chosen fields. It is made by
+//! `World::snapshot` / `copy_state_from` (`world/snapshot.rs`), which destructure `World`,
+//! `Store<T>`, `Entities`, the membership index and the resources **exhaustively**: a field
+//! added to any of them is a compile error there until it is copied (or shared) too. So state
+//! added later (change ticks, event channels, logs) cannot be forgotten by snapshots.
+//!
+//! Stores are shared copy-on-write between a world and its snapshots (see
+//! [`World::snapshot`]): the `CLONE` policy's column function is what copies a shared value
+//! column when the world writes it.
 
 use crate::world::World;
 
@@ -98,7 +102,9 @@ impl<T> SnapshotPolicy<T> {
 /// An owned, immutable copy of a world's whole state: entities (with generations and the free
 /// list), every store with its dense order, resources and the tick.
 ///
-/// Made by [`World::snapshot`]; put back with [`World::restore`]. A restored world is
+/// Made by [`World::snapshot`]; put back with [`World::restore`]. It shares the world's store
+/// columns (copy-on-write, [`World::shares_columns_with`]) and is never changed by the world's
+/// later writes; cloning it is as cheap as taking it. A restored world is
 /// indistinguishable from the one snapshotted: same queries in the same order, same
 /// [`full_checksum`](World::full_checksum), and the same future for the same operations —
 /// including the handles later spawns receive.
@@ -136,6 +142,17 @@ pub struct Snapshot {
     pub(crate) world: World,
 }
 
+/// Which halves of one component's store a world still shares with a snapshot
+/// ([`World::shares_columns_with`]): what its next writes would copy.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct SharedColumns {
+    /// The structural half (sparse pages, entity column, `added` ticks, order flags): copied by
+    /// the first insert of a new entity, remove, despawn or settle.
+    pub index: bool,
+    /// The value half (values and `changed` ticks): copied by the first write.
+    pub values: bool,
+}
+
 impl Snapshot {
     /// The snapshotted state, read-only (query it like any world).
     pub fn world(&self) -> &World {
@@ -149,10 +166,10 @@ impl Snapshot {
 }
 
 /// Another copy of the same state (GGRS's `GameStateCell::load` clones its state, for one).
-/// `clone_from` reuses the target's allocations, like [`World::restore`].
+/// Both share the stores (copy-on-write); `clone_from` is [`World::restore`] into the target.
 impl Clone for Snapshot {
     fn clone(&self) -> Self {
-        match self.world.snapshot() {
+        match self.world.snapshot_shared() {
             Ok(copy) => copy,
             // A snapshot holds excluded types only as empty stores, which always copy.
             Err(e) => panic!("rota internal invariant violated: a snapshot did not copy: {e}"),

@@ -71,10 +71,16 @@ impl Tick {
         Tick(now.0.wrapping_sub(MAX_AGE))
     }
 
+    /// Whether [`Tick::clamp`] would change this tick.
+    #[inline]
+    pub(crate) fn needs_clamp(self, now: Tick) -> bool {
+        self.age(now) > MAX_AGE
+    }
+
     /// Clamps this tick to at most [`MAX_AGE`] old at `now`.
     #[inline]
     pub(crate) fn clamp(&mut self, now: Tick) {
-        if self.age(now) > MAX_AGE {
+        if self.needs_clamp(now) {
             *self = Tick::horizon(now);
         }
     }

@@ -315,16 +315,26 @@ impl<'w> Column<'w> {
         store: &'w mut dyn ErasedStore,
         write: bool,
     ) -> Self {
-        let (index, values) = store.parts_mut_any();
+        if write {
+            // Copy-on-write happens here, once per borrow: values a snapshot still shares are
+            // copied before the writer gets them.
+            let (index, values) = store.parts_mut_any();
+            return Column {
+                type_id,
+                name,
+                index,
+                values: Values::Exclusive(values),
+            };
+        }
+        // A reader settles (a structural copy if a snapshot shares an unsettled store) but
+        // leaves the values shared.
+        store.settle();
+        let store: &'w dyn ErasedStore = store;
         Column {
             type_id,
             name,
-            index,
-            values: if write {
-                Values::Exclusive(values)
-            } else {
-                Values::Shared(values.into_shared())
-            },
+            index: store.index(),
+            values: Values::Shared(store.values_any()),
         }
     }
 

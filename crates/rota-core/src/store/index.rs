@@ -114,8 +114,8 @@ impl<T> Store<T> {
     /// The store's index, shared.
     pub(crate) fn index(&self) -> StoreIndex<'_> {
         StoreIndex {
-            sparse: &self.sparse,
-            entities: &self.entities,
+            sparse: &self.index.sparse,
+            entities: &self.index.entities,
             settled: self.is_settled(),
         }
     }
@@ -123,28 +123,32 @@ impl<T> Store<T> {
     /// The value half (parallel to the index's entity column), shared.
     pub(crate) fn values_ref(&self) -> ValuesRef<'_, Vec<T>> {
         ValuesRef {
-            values: &self.values,
-            added: &self.added,
-            changed: &self.changed,
+            values: &self.values.values,
+            added: &self.index.added,
+            changed: &self.values.changed,
             last_changed: self.last_changed,
         }
     }
 
     /// The store split for a writer: index shared, values exclusive. Settles first, so the
     /// entity column ascends by slot and dense indices grow with slots.
+    ///
+    /// This is where a borrow pays copy-on-write: if a snapshot still shares the values, they
+    /// are copied here, once per borrow — never per item.
     pub(crate) fn parts_mut(&mut self) -> (StoreIndex<'_>, ValuesMut<'_, Vec<T>>) {
         self.settle();
-        let index = StoreIndex {
-            sparse: &self.sparse,
-            entities: &self.entities,
-            settled: true,
-        };
+        let index = &*self.index;
+        let columns = super::values_mut(&mut self.values, self.copy_values);
         (
-            index,
+            StoreIndex {
+                sparse: &index.sparse,
+                entities: &index.entities,
+                settled: true,
+            },
             ValuesMut {
-                values: &mut self.values,
-                added: &self.added,
-                changed: &mut self.changed,
+                values: &mut columns.values,
+                added: &index.added,
+                changed: &mut columns.changed,
                 last_changed: &mut self.last_changed,
             },
         )

@@ -25,6 +25,25 @@
 //!   O(n + k log k), with sequential moves only. Removing every element in ascending order (the `add_remove` benchmark pattern)
 //!   stays O(1) per removal: swap-removes only flag the disorder, and an emptied store is sorted.
 //!
+//! * **Two copy-on-write halves**: the columns live in two halves, split by who writes them:
+//!
+//!   ```text
+//!     index  (Half<IndexColumns>):     sparse pages, entities, added, displaced flags
+//!             written by structure: insert of a new entity, remove, settle, clear
+//!     values (Half<ValueColumns<T>>):  values, changed
+//!             written by every write: get_mut, &mut queries, replacing insert (and structure)
+//!   ```
+//!
+//!   A half is `Owned` until a world snapshot asks for it (`make_shareable` moves it into an
+//!   `Arc`, no copy; `share_from` clones the `Arc`). A method that writes a half goes through
+//!   `index_mut` / `values_mut` (one discriminant check per operation or per borrow, never
+//!   per item, and no atomic while owned); a shared half becomes owned again there — copied
+//!   once if a snapshot still holds it (the value column through `copy_values`, `T`'s
+//!   `SnapshotPolicy::CLONE` function, set when a world registers the store: `Store<T>` has
+//!   no `Clone` bound), else unwrapped for free. A rollback frame that only moves things copies
+//!   the value halves it writes, never an index. A store with no copy function (free-standing,
+//!   or `no_snapshot`) is never shared.
+//!
 //! Memory: 4 bytes per slot in each touched 4096-slot page (16 KiB a page), plus
 //! `17 + size_of::<T>()` bytes per stored value (entity, displacement flag, the `added` and
 //! `changed` ticks, value). Zero-sized `T` (tags) store no values at all.
@@ -38,6 +57,7 @@ pub(crate) mod index;
 pub(crate) mod sparse;
 
 use std::fmt;
+use std::sync::Arc;
 
 use crate::entity::Entity;
 use crate::error::StoreError;
@@ -76,22 +96,252 @@ use sparse::{ABSENT, SparsePages};
 /// assert_eq!(order, ["bob", "carol"]); // ascending slot, not insertion order
 /// ```
 pub struct Store<T> {
-    sparse: SparsePages,
-    entities: Vec<Entity>,
-    values: Vec<T>,
-    /// When each value was added, parallel to `values` (same length, moved with them
-    /// everywhere).
-    added: Vec<Tick>,
-    /// When each value last changed, parallel to `values`. A column of its own so that a writer
-    /// stamps a run with one contiguous fill.
-    changed: Vec<Tick>,
+    /// Membership and order: which entities, at which dense index, added when. Changes only
+    /// with structure (insert of a new entity, remove, settle). Shared with snapshots; the first
+    /// structural change after a snapshot copies it (`index_mut`).
+    index: Half<IndexColumns>,
+    /// The values and when each last changed. Shared with snapshots; the first write after a
+    /// snapshot copies it (`values_mut`).
+    values: Half<ValueColumns<T>>,
     /// High-water mark: no value's `changed` tick is newer than this (a `Changed<T>` query whose
     /// window does not contain it skips the whole store).
     last_changed: Tick,
     /// The tick writes through the store's own methods stamp (the world sets it).
     now: Tick,
+    /// How to copy the value column when a snapshot still shares it: `T`'s
+    /// `SnapshotPolicy::CLONE` function, set when a world registers the store. `None` for a
+    /// store that is never shared (free-standing, or `no_snapshot`).
+    copy_values: Option<ColumnCopy<T>>,
+}
+
+/// Copies a value column into another (`SnapshotPolicy::CLONE`'s `Vec::clone_from`).
+pub(crate) type ColumnCopy<T> = fn(&mut Vec<T>, &Vec<T>);
+
+/// One copy-on-write half of a store: owned while no snapshot may share it (writes reach it
+/// with no atomic operation, just this discriminant), `Arc`-shared from the moment a world
+/// snapshot takes it (`Half::share`) until the store's next write to it (`Half::get_mut`:
+/// copied if a snapshot still holds it, unwrapped for free if not).
+enum Half<C> {
+    Owned(C),
+    Shared(Arc<C>),
+}
+
+impl<C> std::ops::Deref for Half<C> {
+    type Target = C;
+    #[inline]
+    fn deref(&self) -> &C {
+        match self {
+            Half::Owned(c) => c,
+            Half::Shared(c) => c,
+        }
+    }
+}
+
+impl<C: Default> Half<C> {
+    /// The half, exclusively; `copy` makes a private copy if a snapshot still shares it.
+    #[inline]
+    fn get_mut(&mut self, copy: impl FnOnce(&C) -> C) -> &mut C {
+        if let Half::Shared(_) = self {
+            self.unshare(copy);
+        }
+        match self {
+            Half::Owned(c) => c,
+            Half::Shared(_) => shared_after_unshare(),
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn unshare(&mut self, copy: impl FnOnce(&C) -> C) {
+        if let Half::Shared(shared) = std::mem::replace(self, Half::Owned(C::default())) {
+            // No `Weak` is ever made: if nobody else holds it, take it back without a copy.
+            *self = Half::Owned(Arc::try_unwrap(shared).unwrap_or_else(|shared| copy(&shared)));
+        }
+    }
+
+    /// The half, exclusively, for a caller about to overwrite all of it: a shared half is
+    /// dropped rather than copied.
+    fn overwrite(&mut self) -> &mut C {
+        if let Half::Shared(_) = self {
+            *self = Half::Owned(C::default());
+        }
+        self.get_mut(|_| C::default())
+    }
+
+    /// Turns an owned half into a shared one (moving it into an `Arc`: no copy).
+    fn share(&mut self) {
+        if let Half::Owned(c) = self {
+            *self = Half::Shared(Arc::new(std::mem::take(c)));
+        }
+    }
+}
+
+impl<C> Half<C> {
+    /// The `Arc`, if the half is shared.
+    fn shared(&self) -> Option<&Arc<C>> {
+        match self {
+            Half::Owned(_) => None,
+            Half::Shared(c) => Some(c),
+        }
+    }
+}
+
+/// A store's structural half (copy-on-write as a unit; see [`Store`]).
+#[derive(Clone, Default)]
+struct IndexColumns {
+    sparse: SparsePages,
+    entities: Vec<Entity>,
+    /// When each value was added, parallel to `entities` (same length, moved with them
+    /// everywhere). Here, not with the values: only structural changes write it.
+    added: Vec<Tick>,
     displaced: Vec<bool>,
     displaced_count: usize,
+}
+
+impl IndexColumns {
+    const fn new() -> Self {
+        IndexColumns {
+            sparse: SparsePages::new(),
+            entities: Vec::new(),
+            added: Vec::new(),
+            displaced: Vec::new(),
+            displaced_count: 0,
+        }
+    }
+}
+
+/// A store's value half (copy-on-write as a unit; see [`Store`]): what a writer touches.
+struct ValueColumns<T> {
+    values: Vec<T>,
+    /// When each value last changed, parallel to `values`. A column of its own so that a writer
+    /// stamps a run with one contiguous fill; beside the values because every write stamps it.
+    changed: Vec<Tick>,
+}
+
+impl<T> Default for ValueColumns<T> {
+    fn default() -> Self {
+        ValueColumns::new()
+    }
+}
+
+impl<T> ValueColumns<T> {
+    const fn new() -> Self {
+        ValueColumns {
+            values: Vec::new(),
+            changed: Vec::new(),
+        }
+    }
+}
+
+/// The values, exclusively: in place if no snapshot shares them, else after copying them once
+/// with `copy_values` (the cold path). A free function over the field, so callers can hold
+/// the index shared at the same time.
+#[inline]
+fn values_mut<T>(
+    values: &mut Half<ValueColumns<T>>,
+    copy_values: Option<ColumnCopy<T>>,
+) -> &mut ValueColumns<T> {
+    values.get_mut(|shared| {
+        let Some(copy) = copy_values else {
+            panic!(
+                "rota internal invariant violated: a store without a copy function shares its values"
+            )
+        };
+        let mut fresh = ValueColumns::new();
+        copy(&mut fresh.values, &shared.values);
+        fresh.changed.clone_from(&shared.changed);
+        fresh
+    })
+}
+
+#[cold]
+fn shared_after_unshare() -> ! {
+    panic!("rota internal invariant violated: a store column is still shared after its copy")
+}
+
+impl<T> Store<T> {
+    /// The structural half, exclusively (copied first if a snapshot shares it).
+    #[inline]
+    fn index_mut(&mut self) -> &mut IndexColumns {
+        self.index.get_mut(IndexColumns::clone)
+    }
+
+    /// The value half, exclusively (copied first if a snapshot shares it).
+    #[inline]
+    fn values_mut(&mut self) -> &mut ValueColumns<T> {
+        values_mut(&mut self.values, self.copy_values)
+    }
+
+    /// Both halves, exclusively.
+    #[inline]
+    fn columns_mut(&mut self) -> (&mut IndexColumns, &mut ValueColumns<T>) {
+        (
+            self.index.get_mut(IndexColumns::clone),
+            values_mut(&mut self.values, self.copy_values),
+        )
+    }
+
+    /// Lets a world share this store with snapshots: `copy` copies the values when a write
+    /// finds them shared (`SnapshotPolicy::CLONE`'s column function).
+    pub(crate) fn set_copy_values(&mut self, copy: Option<ColumnCopy<T>>) {
+        self.copy_values = copy;
+    }
+
+    /// Prepares the store to be shared by a snapshot: moves both halves into `Arc`s (no copy),
+    /// if it has a copy function. Until its next write, [`Store::share_from`] can share it.
+    pub(crate) fn make_shareable(&mut self) {
+        if self.copy_values.is_some() {
+            self.index.share();
+            self.values.share();
+        }
+    }
+
+    /// Makes `self` share `source`'s columns (O(1): two reference counts), copying the scalars.
+    /// Both stores then copy a half on their first write to it, so neither sees the other's
+    /// later writes. `source` must be [`Store::is_shareable`] (callers copy the others with
+    /// [`Store::clone_from_with`]).
+    ///
+    /// **Every field is named, and the destructuring below is exhaustive on purpose**: a field
+    /// added to `Store` is a compile error here until it is shared or copied.
+    pub(crate) fn share_from(&mut self, source: &Store<T>) {
+        let (Some(source_index), Some(source_values)) =
+            (source.index.shared(), source.values.shared())
+        else {
+            panic!("rota internal invariant violated: sharing a store that is not shareable")
+        };
+        let Store {
+            index,
+            values,
+            last_changed,
+            now,
+            copy_values,
+        } = self;
+        *index = Half::Shared(Arc::clone(source_index));
+        *values = Half::Shared(Arc::clone(source_values));
+        *last_changed = source.last_changed;
+        *now = source.now;
+        *copy_values = source.copy_values;
+    }
+
+    /// Whether [`Store::share_from`] may share this store's columns: it knows how to copy its
+    /// values when a write finds them shared, and both halves are in `Arc`s (a snapshot's
+    /// store always; a world's store after [`Store::make_shareable`], until its next write).
+    pub(crate) fn is_shareable(&self) -> bool {
+        self.copy_values.is_some()
+            && self.index.shared().is_some()
+            && self.values.shared().is_some()
+    }
+
+    /// Which halves the two stores share (after [`Store::share_from`], before a write).
+    pub(crate) fn shared_columns(&self, other: &Store<T>) -> crate::snapshot::SharedColumns {
+        fn same<C>(a: &Half<C>, b: &Half<C>) -> bool {
+            matches!((a.shared(), b.shared()), (Some(a), Some(b)) if Arc::ptr_eq(a, b))
+        }
+        crate::snapshot::SharedColumns {
+            index: same(&self.index, &other.index),
+            values: same(&self.values, &other.values),
+        }
+    }
 }
 
 impl<T> Default for Store<T> {
@@ -126,25 +376,70 @@ impl<T> Store<T> {
         column_from: fn(&mut Vec<T>, &Vec<T>),
     ) {
         let Store {
-            sparse,
-            entities,
+            index,
             values,
-            added,
-            changed,
             last_changed,
             now,
+            copy_values: _, // how *this* store copies its values; not the source's
+        } = self;
+        let IndexColumns {
+            sparse,
+            entities,
+            added,
             displaced,
             displaced_count,
-        } = self;
-        sparse.clone_from(&source.sparse);
-        entities.clone_from(&source.entities);
-        column_from(values, &source.values);
-        added.clone_from(&source.added);
-        changed.clone_from(&source.changed);
+        } = index.overwrite();
+        sparse.clone_from(&source.index.sparse);
+        entities.clone_from(&source.index.entities);
+        added.clone_from(&source.index.added);
+        displaced.clone_from(&source.index.displaced);
+        *displaced_count = source.index.displaced_count;
+        // The old contents are overwritten: a shared half is dropped, not copied first.
+        let ValueColumns {
+            values: to_values,
+            changed,
+        } = values.overwrite();
+        column_from(to_values, &source.values.values);
+        changed.clone_from(&source.values.changed);
         *last_changed = source.last_changed;
         *now = source.now;
-        displaced.clone_from(&source.displaced);
-        *displaced_count = source.displaced_count;
+    }
+}
+
+/// Pushes a new element on every dense column (its sparse entry is already set), added and
+/// changed `now`. It is clean only if it extends the ascending run: the last element is clean
+/// and has a lower slot.
+#[inline]
+fn append<T>(
+    index: &mut IndexColumns,
+    columns: &mut ValueColumns<T>,
+    now: Tick,
+    entity: Entity,
+    value: T,
+) {
+    let in_order = match (index.entities.last(), index.displaced.last()) {
+        (None, _) => true,
+        (Some(last), Some(false)) => last.slot() < entity.slot(),
+        _ => false,
+    };
+    index.entities.push(entity);
+    columns.values.push(value);
+    index.added.push(now);
+    columns.changed.push(now);
+    index.displaced.push(!in_order);
+    index.displaced_count += usize::from(!in_order);
+}
+
+impl IndexColumns {
+    /// Dense index of exactly `entity` (generation included), if present.
+    #[inline]
+    fn dense_index(&self, entity: Entity) -> Option<usize> {
+        let d = self.sparse.get(entity.slot());
+        if d == ABSENT {
+            return None;
+        }
+        let d = d as usize;
+        (self.entities[d] == entity).then_some(d)
     }
 }
 
@@ -158,15 +453,11 @@ impl<T> Store<T> {
     /// An empty store. Allocates nothing until the first insert.
     pub const fn new() -> Store<T> {
         Store {
-            sparse: SparsePages::new(),
-            entities: Vec::new(),
-            values: Vec::new(),
-            added: Vec::new(),
-            changed: Vec::new(),
+            index: Half::Owned(IndexColumns::new()),
+            values: Half::Owned(ValueColumns::new()),
             last_changed: Tick::new(0),
             now: Tick::new(0),
-            displaced: Vec::new(),
-            displaced_count: 0,
+            copy_values: None,
         }
     }
 
@@ -193,27 +484,37 @@ impl<T> Store<T> {
     #[inline]
     pub fn ticks(&self, entity: Entity) -> Option<ComponentTicks> {
         self.dense_index(entity).map(|d| ComponentTicks {
-            added: self.added[d],
-            changed: self.changed[d],
+            added: self.index.added[d],
+            changed: self.values.changed[d],
         })
     }
 
     /// When each value last changed, parallel to [`Store::dense_values`].
     #[inline]
     pub fn dense_changed_ticks(&self) -> &[Tick] {
-        &self.changed
+        &self.values.changed
     }
 
     /// When each value was added, parallel to [`Store::dense_values`].
     #[inline]
     pub fn dense_added_ticks(&self) -> &[Tick] {
-        &self.added
+        &self.index.added
     }
 
     /// Clamps every tick to at most [`MAX_AGE`](crate::tick::MAX_AGE) old at `now`.
     pub(crate) fn clamp_ticks(&mut self, now: Tick) {
-        for t in self.added.iter_mut().chain(&mut self.changed) {
-            t.clamp(now);
+        // Only a column holding a tick older than the clamp point is written (and so copied,
+        // if a snapshot shares it).
+        let stale = |ticks: &[Tick]| ticks.iter().any(|t| t.needs_clamp(now));
+        if stale(&self.index.added) {
+            for t in &mut self.index_mut().added {
+                t.clamp(now);
+            }
+        }
+        if stale(&self.values.changed) {
+            for t in &mut self.values_mut().changed {
+                t.clamp(now);
+            }
         }
         self.last_changed.clamp(now);
     }
@@ -221,31 +522,26 @@ impl<T> Store<T> {
     /// Number of values held.
     #[inline]
     pub fn len(&self) -> usize {
-        self.entities.len()
+        self.index.entities.len()
     }
 
     /// Whether the store holds no value.
     #[inline]
     pub fn is_empty(&self) -> bool {
-        self.entities.is_empty()
+        self.index.entities.is_empty()
     }
 
     /// Whether the dense columns are currently in ascending slot order, so that ordered iteration
     /// is a plain slice walk. Iteration order is ascending either way.
     #[inline]
     pub fn is_settled(&self) -> bool {
-        self.displaced_count == 0
+        self.index.displaced_count == 0
     }
 
     /// Dense index of `entity`'s value, if the store holds one for exactly this entity.
     #[inline]
     pub fn dense_index(&self, entity: Entity) -> Option<usize> {
-        let d = self.sparse.get(entity.slot());
-        if d == ABSENT {
-            return None;
-        }
-        let d = d as usize;
-        (self.entities[d] == entity).then_some(d)
+        self.index.dense_index(entity)
     }
 
     /// Whether the store holds a value for `entity` (exact generation).
@@ -257,18 +553,21 @@ impl<T> Store<T> {
     /// The value for `entity`, if any.
     #[inline]
     pub fn get(&self, entity: Entity) -> Option<&T> {
-        self.dense_index(entity).map(|d| &self.values[d])
+        self.dense_index(entity).map(|d| &self.values.values[d])
     }
 
     /// The value for `entity`, mutably, if any.
     ///
     /// Stamps the value changed at the store's change tick (whether or not the caller writes).
+    /// If a snapshot still shares the values, they are copied first (once, not per call).
     #[inline]
     pub fn get_mut(&mut self, entity: Entity) -> Option<&mut T> {
         let d = self.dense_index(entity)?;
-        self.changed[d] = self.now;
-        self.last_changed = self.now;
-        Some(&mut self.values[d])
+        let now = self.now;
+        self.last_changed = now;
+        let columns = self.values_mut();
+        columns.changed[d] = now;
+        Some(&mut columns.values[d])
     }
 
     /// Stores `value` for `entity`, returning the value it replaces, if any.
@@ -296,34 +595,40 @@ impl<T> Store<T> {
     /// [`StoreError::OutOfMemory`] if a column or sparse page could not grow.
     #[inline]
     pub fn try_insert(&mut self, entity: Entity, value: T) -> Result<Option<T>, (StoreError, T)> {
-        let d = self.sparse.get(entity.slot());
+        let d = self.index.sparse.get(entity.slot());
+        let now = self.now;
         if d != ABSENT {
             let d = d as usize;
-            self.entities[d] = entity;
-            self.changed[d] = self.now;
-            self.last_changed = self.now;
-            return Ok(Some(std::mem::replace(&mut self.values[d], value)));
+            if self.index.entities[d] != entity {
+                self.index_mut().entities[d] = entity;
+            }
+            self.last_changed = now;
+            let columns = self.values_mut();
+            columns.changed[d] = now;
+            return Ok(Some(std::mem::replace(&mut columns.values[d], value)));
         }
         if let Err(e) = self.try_reserve(1) {
             return Err((e, value));
         }
-        if self.added.try_reserve(1).is_err() || self.changed.try_reserve(1).is_err() {
+        let (index, values) = self.columns_mut();
+        if index.added.try_reserve(1).is_err() || values.changed.try_reserve(1).is_err() {
             return Err((StoreError::OutOfMemory, value));
         }
-        let index = self.entities.len() as u32;
-        if self.sparse.try_set(entity.slot(), index).is_err() {
+        let at = index.entities.len() as u32;
+        if index.sparse.try_set(entity.slot(), at).is_err() {
             return Err((StoreError::OutOfMemory, value));
         }
-        if let Err(e) = self
+        if let Err(e) = index
             .displaced
             .try_reserve(1)
             .map_err(|_| StoreError::OutOfMemory)
         {
-            self.sparse.set_existing(entity.slot(), ABSENT);
+            index.sparse.set_existing(entity.slot(), ABSENT);
             return Err((e, value));
         }
         // Capacity was reserved above for all columns: no push can fail or reallocate.
-        self.append(entity, value);
+        append(index, values, now, entity, value);
+        self.last_changed = now;
         Ok(None)
     }
 
@@ -336,31 +641,15 @@ impl<T> Store<T> {
     /// If memory runs out.
     #[inline]
     pub(crate) fn push_absent(&mut self, entity: Entity, value: T) {
-        debug_assert_eq!(self.sparse.get(entity.slot()), ABSENT, "slot already held");
-        let index = u32::try_from(self.entities.len()).expect("a store holds < 2^32 values");
-        if self.sparse.try_set(entity.slot(), index).is_err() {
+        let now = self.now;
+        let (index, values) = self.columns_mut();
+        debug_assert_eq!(index.sparse.get(entity.slot()), ABSENT, "slot already held");
+        let at = u32::try_from(index.entities.len()).expect("a store holds < 2^32 values");
+        if index.sparse.try_set(entity.slot(), at).is_err() {
             panic!("{}", StoreError::OutOfMemory);
         }
-        self.append(entity, value);
-    }
-
-    /// Pushes a new element on every dense column (its sparse entry is already set), added and
-    /// changed now. It is clean only if it extends the ascending run: the last element is clean
-    /// and has a lower slot.
-    #[inline]
-    fn append(&mut self, entity: Entity, value: T) {
-        let in_order = match (self.entities.last(), self.displaced.last()) {
-            (None, _) => true,
-            (Some(last), Some(false)) => last.slot() < entity.slot(),
-            _ => false,
-        };
-        self.entities.push(entity);
-        self.values.push(value);
-        self.added.push(self.now);
-        self.changed.push(self.now);
-        self.last_changed = self.now;
-        self.displaced.push(!in_order);
-        self.displaced_count += usize::from(!in_order);
+        append(index, values, now, entity, value);
+        self.last_changed = now;
     }
 
     /// Removes every entity of `gone` the store holds (others are ignored), returning how many.
@@ -370,44 +659,44 @@ impl<T> Store<T> {
     pub(crate) fn remove_many(&mut self, gone: &[Entity]) -> usize {
         // Compaction walks every value once; swap-removes cost O(1) each but leave displaced
         // elements for the next settle (O(n + k log k)). Past one removal in 16, compact.
-        if gone.len() * 16 < self.entities.len() {
+        if gone.len() * 16 < self.len() {
             return gone.iter().filter(|&&e| self.remove(e).is_some()).count();
         }
-        let mut removed = 0;
-        for &e in gone {
-            if self.dense_index(e).is_some() {
-                self.sparse.set_existing(e.slot(), ABSENT);
-                removed += 1;
-            }
-        }
-        if removed == 0 {
+        if !gone.iter().any(|&e| self.contains(e)) {
             return 0;
         }
+        let (index, columns) = self.columns_mut();
+        for &e in gone {
+            if index.dense_index(e).is_some() {
+                index.sparse.set_existing(e.slot(), ABSENT);
+            }
+        }
         // A removed element is one whose sparse entry was just cleared.
-        let sparse = &self.sparse;
-        let keep: Vec<bool> = self
+        let sparse = &index.sparse;
+        let keep: Vec<bool> = index
             .entities
             .iter()
             .map(|e| sparse.get(e.slot()) != ABSENT)
             .collect();
+        let removed = keep.iter().filter(|k| !**k).count();
         let mut k = keep.iter();
-        self.entities.retain(|_| *k.next().unwrap_or(&false));
+        index.entities.retain(|_| *k.next().unwrap_or(&false));
         let mut k = keep.iter();
-        self.values.retain(|_| *k.next().unwrap_or(&false));
+        columns.values.retain(|_| *k.next().unwrap_or(&false));
         let mut k = keep.iter();
-        self.added.retain(|_| *k.next().unwrap_or(&false));
+        index.added.retain(|_| *k.next().unwrap_or(&false));
         let mut k = keep.iter();
-        self.changed.retain(|_| *k.next().unwrap_or(&false));
+        columns.changed.retain(|_| *k.next().unwrap_or(&false));
         let mut k = keep.iter();
-        self.displaced.retain(|_| *k.next().unwrap_or(&false));
-        for (i, e) in self.entities.iter().enumerate() {
-            self.sparse.set_existing(e.slot(), i as u32);
+        index.displaced.retain(|_| *k.next().unwrap_or(&false));
+        for (i, e) in index.entities.iter().enumerate() {
+            index.sparse.set_existing(e.slot(), i as u32);
         }
         // `retain` keeps relative order, so clean elements stay ascending.
-        self.displaced_count = self.displaced.iter().filter(|&&f| f).count();
-        if self.entities.len() <= 1 && self.displaced_count > 0 {
-            self.displaced.fill(false);
-            self.displaced_count = 0;
+        index.displaced_count = index.displaced.iter().filter(|&&f| f).count();
+        if index.entities.len() <= 1 && index.displaced_count > 0 {
+            index.displaced.fill(false);
+            index.displaced_count = 0;
         }
         removed
     }
@@ -419,40 +708,42 @@ impl<T> Store<T> {
     #[inline]
     pub fn remove(&mut self, entity: Entity) -> Option<T> {
         let d = self.dense_index(entity)?;
-        let last = self.entities.len() - 1;
-        self.sparse.set_existing(entity.slot(), ABSENT);
-        self.entities.swap_remove(d);
-        let value = self.values.swap_remove(d);
-        self.added.swap_remove(d);
-        self.changed.swap_remove(d);
-        if self.displaced.swap_remove(d) {
-            self.displaced_count -= 1;
+        let (index, columns) = self.columns_mut();
+        let last = index.entities.len() - 1;
+        index.sparse.set_existing(entity.slot(), ABSENT);
+        index.entities.swap_remove(d);
+        let value = columns.values.swap_remove(d);
+        index.added.swap_remove(d);
+        columns.changed.swap_remove(d);
+        if index.displaced.swap_remove(d) {
+            index.displaced_count -= 1;
         }
         if d != last {
             // The element that was last now sits at `d`: repair its back-pointer, and flag it
             // (it left the end of the order; the clean elements around it stay ascending).
-            let moved = self.entities[d];
-            self.sparse.set_existing(moved.slot(), d as u32);
-            if !std::mem::replace(&mut self.displaced[d], true) {
-                self.displaced_count += 1;
+            let moved = index.entities[d];
+            index.sparse.set_existing(moved.slot(), d as u32);
+            if !std::mem::replace(&mut index.displaced[d], true) {
+                index.displaced_count += 1;
             }
         }
-        if self.entities.len() <= 1 && self.displaced_count > 0 {
-            self.displaced.fill(false);
-            self.displaced_count = 0;
+        if index.entities.len() <= 1 && index.displaced_count > 0 {
+            index.displaced.fill(false);
+            index.displaced_count = 0;
         }
         Some(value)
     }
 
-    /// Removes every value. Keeps allocated memory for reuse.
+    /// Removes every value. Keeps allocated memory for reuse (when no snapshot shares it).
     pub fn clear(&mut self) {
-        self.sparse.clear();
-        self.entities.clear();
-        self.values.clear();
-        self.added.clear();
-        self.changed.clear();
-        self.displaced.clear();
-        self.displaced_count = 0;
+        let (index, columns) = self.columns_mut();
+        index.sparse.clear();
+        index.entities.clear();
+        columns.values.clear();
+        index.added.clear();
+        columns.changed.clear();
+        index.displaced.clear();
+        index.displaced_count = 0;
     }
 
     /// Reserves room for `additional` more values in both dense columns.
@@ -461,17 +752,20 @@ impl<T> Store<T> {
     ///
     /// [`StoreError::OutOfMemory`] if either column cannot grow; their lengths are unchanged.
     pub fn try_reserve(&mut self, additional: usize) -> Result<(), StoreError> {
-        self.entities
+        let (index, columns) = self.columns_mut();
+        index
+            .entities
             .try_reserve(additional)
             .map_err(|_| StoreError::OutOfMemory)?;
-        self.values
+        columns
+            .values
             .try_reserve(additional)
             .map_err(|_| StoreError::OutOfMemory)?;
         // The displacement flags grow with the columns; reserving them too spares a batch
         // their reallocations. Failing here is harmless: `try_insert` reserves per push.
-        let _ = self.displaced.try_reserve(additional);
-        let _ = self.added.try_reserve(additional);
-        let _ = self.changed.try_reserve(additional);
+        let _ = index.displaced.try_reserve(additional);
+        let _ = index.added.try_reserve(additional);
+        let _ = columns.changed.try_reserve(additional);
         Ok(())
     }
 
@@ -479,29 +773,30 @@ impl<T> Store<T> {
     /// plain slice walk. Cheap when already settled (one counter check); otherwise
     /// O(n + k log k) for k displaced elements.
     pub fn settle(&mut self) {
-        if self.displaced_count == 0 {
+        if self.index.displaced_count == 0 {
             return;
         }
-        let n = self.entities.len();
+        let (index, columns) = self.columns_mut();
+        let n = index.entities.len();
         // 1. Pull the displaced elements out; `extract_if` compacts the clean ones in place,
         //    keeping their (ascending) order. Both columns see the same flags in the same order.
-        let mut flags = self.displaced.iter().copied();
-        let mut moved_entities: Vec<Entity> = self
+        let mut flags = index.displaced.iter().copied();
+        let mut moved_entities: Vec<Entity> = index
             .entities
             .extract_if(.., |_| flags.next().unwrap_or(false))
             .collect();
-        let mut flags = self.displaced.iter().copied();
-        let moved_values: Vec<T> = self
+        let mut flags = index.displaced.iter().copied();
+        let moved_values: Vec<T> = columns
             .values
             .extract_if(.., |_| flags.next().unwrap_or(false))
             .collect();
-        let mut flags = self.displaced.iter().copied();
-        let moved_added: Vec<Tick> = self
+        let mut flags = index.displaced.iter().copied();
+        let moved_added: Vec<Tick> = index
             .added
             .extract_if(.., |_| flags.next().unwrap_or(false))
             .collect();
-        let mut flags = self.displaced.iter().copied();
-        let moved_ticks: Vec<ComponentTicks> = self
+        let mut flags = index.displaced.iter().copied();
+        let moved_ticks: Vec<ComponentTicks> = columns
             .changed
             .extract_if(.., |_| flags.next().unwrap_or(false))
             .zip(moved_added)
@@ -527,11 +822,11 @@ impl<T> Store<T> {
             .collect();
         moved_entities.clear();
         // 3. Merge the two ascending runs, front to back, into fresh columns.
-        let clean_entities = std::mem::take(&mut self.entities);
-        let clean_values = std::mem::take(&mut self.values);
-        let clean_ticks = std::mem::take(&mut self.added)
+        let clean_entities = std::mem::take(&mut index.entities);
+        let clean_values = std::mem::take(&mut columns.values);
+        let clean_ticks = std::mem::take(&mut index.added)
             .into_iter()
-            .zip(std::mem::take(&mut self.changed))
+            .zip(std::mem::take(&mut columns.changed))
             .map(|(added, changed)| ComponentTicks { added, changed });
         let mut entities = Vec::with_capacity(n);
         let mut values = Vec::with_capacity(n);
@@ -562,30 +857,31 @@ impl<T> Store<T> {
             ticks.push(mt);
         }
         debug_assert_eq!(entities.len(), n);
-        self.entities = entities;
-        self.values = values;
-        self.added = ticks.iter().map(|t| t.added).collect();
-        self.changed = ticks.iter().map(|t| t.changed).collect();
-        for (i, e) in self.entities.iter().enumerate() {
-            self.sparse.set_existing(e.slot(), i as u32);
+        index.entities = entities;
+        columns.values = values;
+        index.added = ticks.iter().map(|t| t.added).collect();
+        columns.changed = ticks.iter().map(|t| t.changed).collect();
+        for (i, e) in index.entities.iter().enumerate() {
+            index.sparse.set_existing(e.slot(), i as u32);
         }
-        self.displaced.fill(false);
-        self.displaced_count = 0;
+        index.displaced.fill(false);
+        index.displaced_count = 0;
     }
 
     /// `(Entity, &T)` in ascending slot order.
     pub fn iter(&self) -> Iter<'_, T> {
+        let (index, values) = (&*self.index, &self.values.values);
         if self.is_settled() {
             Iter {
-                inner: IterInner::Dense(self.entities.iter().zip(self.values.iter())),
+                inner: IterInner::Dense(index.entities.iter().zip(values.iter())),
             }
         } else {
             Iter {
                 inner: IterInner::Walk {
-                    sparse: Box::new(self.sparse.iter()),
-                    entities: &self.entities,
-                    values: &self.values,
-                    remaining: self.entities.len(),
+                    sparse: Box::new(index.sparse.iter()),
+                    entities: &index.entities,
+                    values,
+                    remaining: index.entities.len(),
                 },
             }
         }
@@ -594,29 +890,32 @@ impl<T> Store<T> {
     /// `(Entity, &mut T)` in ascending slot order. Settles the store first, and stamps every
     /// value changed at the store's change tick.
     pub fn iter_mut(&mut self) -> IterMut<'_, T> {
-        self.settle();
-        self.stamp_all();
+        let (entities, values) = self.dense_mut();
         IterMut {
-            inner: self.entities.iter().zip(self.values.iter_mut()),
+            inner: entities.iter().zip(values.iter_mut()),
         }
     }
 
     /// `(Entity, &T)` in dense order, which depends on the insert/remove history. Use it only
     /// where order cannot matter (e.g. a commutative sum of integers); prefer [`Store::iter`].
     pub fn iter_unordered(&self) -> impl ExactSizeIterator<Item = (Entity, &T)> + '_ {
-        self.entities.iter().copied().zip(self.values.iter())
+        self.index
+            .entities
+            .iter()
+            .copied()
+            .zip(self.values.values.iter())
     }
 
     /// The dense entity column. In ascending slot order iff [`Store::is_settled`].
     #[inline]
     pub fn dense_entities(&self) -> &[Entity] {
-        &self.entities
+        &self.index.entities
     }
 
     /// The dense value column, parallel to [`Store::dense_entities`].
     #[inline]
     pub fn dense_values(&self) -> &[T] {
-        &self.values
+        &self.values.values
     }
 
     /// Both dense columns, values mutable. Settles first, so both are in ascending slot order;
@@ -624,16 +923,13 @@ impl<T> Store<T> {
     #[inline]
     pub fn dense_mut(&mut self) -> (&[Entity], &mut [T]) {
         self.settle();
-        self.stamp_all();
-        (&self.entities, &mut self.values)
-    }
-
-    /// Marks every value changed now.
-    fn stamp_all(&mut self) {
-        self.changed.fill(self.now);
-        if !self.changed.is_empty() {
-            self.last_changed = self.now;
+        let now = self.now;
+        let columns = values_mut(&mut self.values, self.copy_values);
+        columns.changed.fill(now);
+        if !columns.changed.is_empty() {
+            self.last_changed = now;
         }
+        (&self.index.entities, &mut columns.values)
     }
 
     /// Checks the module invariants: back-pointers agree both ways, columns have equal length,
@@ -643,15 +939,15 @@ impl<T> Store<T> {
     ///
     /// A description of the first broken invariant.
     pub fn check_invariants(&self) -> Result<(), String> {
-        if self.entities.len() != self.values.len() {
+        if self.index.entities.len() != self.values.values.len() {
             return Err(format!(
                 "column lengths differ: {} entities, {} values",
-                self.entities.len(),
-                self.values.len()
+                self.index.entities.len(),
+                self.values.values.len()
             ));
         }
-        for (i, e) in self.entities.iter().enumerate() {
-            let back = self.sparse.get(e.slot());
+        for (i, e) in self.index.entities.iter().enumerate() {
+            let back = self.index.sparse.get(e.slot());
             if back as usize != i {
                 return Err(format!(
                     "dense[{i}] = {e} but sparse[{}] = {back}",
@@ -660,28 +956,31 @@ impl<T> Store<T> {
             }
         }
         let mut present = 0;
-        for (slot, d) in self.sparse.iter() {
+        for (slot, d) in self.index.sparse.iter() {
             present += 1;
-            match self.entities.get(d as usize) {
+            match self.index.entities.get(d as usize) {
                 Some(e) if e.slot() == slot => {}
                 _ => return Err(format!("sparse[{slot}] = {d} points at a different slot")),
             }
         }
-        if present != self.entities.len() {
+        if present != self.index.entities.len() {
             return Err(format!(
                 "{present} sparse entries for {} dense values",
-                self.entities.len()
+                self.index.entities.len()
             ));
         }
-        if self.added.len() != self.entities.len() || self.changed.len() != self.entities.len() {
+        if self.index.added.len() != self.index.entities.len()
+            || self.values.changed.len() != self.index.entities.len()
+        {
             return Err(format!(
                 "{} added and {} changed ticks for {} values",
-                self.added.len(),
-                self.changed.len(),
-                self.entities.len()
+                self.index.added.len(),
+                self.values.changed.len(),
+                self.index.entities.len()
             ));
         }
         if let Some(t) = self
+            .values
             .changed
             .iter()
             .find(|t| t.age(self.now) < self.last_changed.age(self.now))
@@ -691,29 +990,30 @@ impl<T> Store<T> {
                 self.last_changed
             ));
         }
-        if self.displaced.len() != self.entities.len() {
+        if self.index.displaced.len() != self.index.entities.len() {
             return Err(format!(
                 "{} displacement flags for {} values",
-                self.displaced.len(),
-                self.entities.len()
+                self.index.displaced.len(),
+                self.index.entities.len()
             ));
         }
-        let flagged = self.displaced.iter().filter(|&&f| f).count();
-        if flagged != self.displaced_count {
+        let flagged = self.index.displaced.iter().filter(|&&f| f).count();
+        if flagged != self.index.displaced_count {
             return Err(format!(
                 "displaced_count is {} but {flagged} elements are flagged",
-                self.displaced_count
+                self.index.displaced_count
             ));
         }
         let mut previous: Option<u32> = None;
         for (e, _) in self
+            .index
             .entities
             .iter()
-            .zip(&self.displaced)
+            .zip(&self.index.displaced)
             .filter(|(_, f)| !**f)
         {
             if previous.is_some_and(|p| p >= e.slot()) {
-                return Err(if self.displaced_count == 0 {
+                return Err(if self.index.displaced_count == 0 {
                     "store claims to be settled but dense is not ascending".into()
                 } else {
                     format!("clean elements are not ascending at slot {}", e.slot())
@@ -726,7 +1026,7 @@ impl<T> Store<T> {
 
     /// Number of 16 KiB sparse pages allocated (one per 4096-slot range ever touched).
     pub fn sparse_pages(&self) -> usize {
-        self.sparse.allocated_pages()
+        self.index.sparse.allocated_pages()
     }
 }
 

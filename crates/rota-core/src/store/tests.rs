@@ -148,7 +148,7 @@ fn invariant_checker_catches_a_broken_back_pointer() {
     for &x in &e {
         s.insert(x, 0);
     }
-    s.sparse.set_existing(e[2].slot(), 0);
+    s.index_mut().sparse.set_existing(e[2].slot(), 0);
     assert!(s.check_invariants().is_err());
 }
 
@@ -158,8 +158,8 @@ fn invariant_checker_catches_a_false_settled_claim() {
     let mut s = Store::new();
     s.insert(e[2], 0);
     s.insert(e[0], 0);
-    s.displaced.fill(false);
-    s.displaced_count = 0;
+    s.index_mut().displaced.fill(false);
+    s.index_mut().displaced_count = 0;
     assert!(s.check_invariants().unwrap_err().contains("settled"));
 }
 
@@ -200,4 +200,66 @@ fn settle_merges_displaced_elements_into_the_ascending_rest() {
     let got: Vec<usize> = s.iter().map(|(_, v)| *v).collect();
     assert_eq!(got, [0, 1, 4, 5, 7, 9, 10, 11]);
     assert_eq!(s.dense_values(), [0, 1, 4, 5, 7, 9, 10, 11]);
+}
+
+#[test]
+fn a_shared_store_copies_the_half_it_writes_and_the_other_store_never_sees_it() {
+    let (_, e) = spawn_n(4);
+    let mut world_side: Store<u32> = Store::new();
+    world_side.set_copy_values(Some(|to: &mut Vec<u32>, from: &Vec<u32>| {
+        to.clone_from(from)
+    }));
+    for (i, &x) in e.iter().enumerate().take(3) {
+        world_side.insert(x, i as u32);
+    }
+    assert!(!world_side.is_shareable(), "owned until a snapshot asks");
+    world_side.make_shareable();
+    let mut snapshot_side = Store::new();
+    snapshot_side.share_from(&world_side);
+    let shared = |a: &Store<u32>, b: &Store<u32>| {
+        let s = a.shared_columns(b);
+        (s.index, s.values)
+    };
+    assert_eq!(shared(&world_side, &snapshot_side), (true, true));
+    *world_side.get_mut(e[1]).unwrap() = 99;
+    assert_eq!(shared(&world_side, &snapshot_side), (true, false));
+    assert_eq!(snapshot_side.get(e[1]), Some(&1));
+    world_side.insert(e[3], 3);
+    assert_eq!(shared(&world_side, &snapshot_side), (false, false));
+    assert_eq!(snapshot_side.len(), 3);
+    // The clamp writes tick columns only when a tick is old enough to need it.
+    world_side.make_shareable();
+    snapshot_side.share_from(&world_side);
+    let now = crate::tick::Tick::new(crate::tick::MAX_AGE + 10);
+    world_side.set_change_tick(now);
+    world_side.clamp_ticks(now);
+    assert_eq!(shared(&world_side, &snapshot_side), (false, false));
+    assert_eq!(
+        snapshot_side.ticks(e[0]).unwrap().added,
+        crate::tick::Tick::new(0)
+    );
+    assert_ne!(
+        world_side.ticks(e[0]).unwrap().added,
+        crate::tick::Tick::new(0)
+    );
+    world_side.check_invariants().unwrap();
+    snapshot_side.check_invariants().unwrap();
+    // A store without a copy function is never shared, so copying stays explicit.
+    let mut fresh: Store<u32> = Store::new();
+    fresh.make_shareable();
+    assert!(!fresh.is_shareable());
+    // Once no snapshot holds a shared half, the next write takes it back without a copy.
+    let mut alone: Store<u32> = Store::new();
+    alone.set_copy_values(Some(|to: &mut Vec<u32>, from: &Vec<u32>| {
+        to.clone_from(from)
+    }));
+    alone.insert(e[0], 5);
+    alone.make_shareable();
+    let before = alone.dense_values().as_ptr();
+    *alone.get_mut(e[0]).unwrap() = 6;
+    assert_eq!(
+        alone.dense_values().as_ptr(),
+        before,
+        "unwrapped, not copied"
+    );
 }

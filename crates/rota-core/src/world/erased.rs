@@ -30,14 +30,18 @@ pub(crate) trait ErasedStore: Any + Send + Sync {
     fn set_change_tick(&mut self, now: Tick);
     /// Clamps every tick to at most `MAX_AGE` old.
     fn clamp_ticks(&mut self, now: Tick);
-    /// A copy of the whole store for a snapshot (`Store::clone_from_with`: every field), or
-    /// `None` if the component is excluded from snapshots and the store is not empty. An
-    /// excluded, empty store copies as empty.
+    /// A copy of the whole store for a snapshot, or `None` if the component is excluded from
+    /// snapshots and the store is not empty. A `Clone` component's store is shared, not
+    /// copied (`Store::share_from`: two reference counts, copy-on-write); an excluded, empty
+    /// store copies as empty (`Store::clone_from_with`).
     fn snapshot_store(&self) -> Option<Box<dyn ErasedStore>>;
+    /// Moves the store's halves into `Arc`s (no copy) so `snapshot_store` can share them;
+    /// nothing for a store that is never shared.
+    fn make_shareable(&mut self);
     /// Whether `snapshot_store` would copy it: the component is `Clone`, or the store is empty.
     fn is_snapshottable(&self) -> bool;
-    /// Makes this store a copy of `source` (same type, made by `snapshot_store`), reusing
-    /// allocations.
+    /// Makes this store equal to `source` (same type, made by `snapshot_store`): shares its
+    /// columns (copy-on-write) for a `Clone` component, else copies (an empty excluded store).
     fn restore_store(&mut self, source: &dyn ErasedStore);
     /// Hashes `(slot, value)` pairs in ascending slot order; `false` (nothing fed) if the
     /// component has no stable hash.
@@ -99,25 +103,38 @@ impl<T: Component> ErasedStore for Store<T> {
         Store::clamp_ticks(self, now)
     }
     fn snapshot_store(&self) -> Option<Box<dyn ErasedStore>> {
-        let column_from = match T::SNAPSHOT.cloning {
-            Some(cloning) => cloning.column_from,
-            None if self.is_empty() => empty_column::<T>,
-            None => return None,
-        };
         let mut copy = Store::<T>::new();
-        copy.clone_from_with(self, column_from);
+        match T::SNAPSHOT.cloning {
+            // A world's store of a `Clone` type, made shareable by `World::snapshot` (its copy
+            // function was set at registration), or a snapshot's store: O(1), a half is copied
+            // on the first write to it on either side.
+            Some(_) if self.is_shareable() => copy.share_from(self),
+            Some(cloning) => {
+                copy.set_copy_values(Some(cloning.column_from));
+                copy.clone_from_with(self, cloning.column_from);
+            }
+            None if self.is_empty() => copy.clone_from_with(self, empty_column::<T>),
+            None => return None,
+        }
         Some(Box::new(copy))
+    }
+    fn make_shareable(&mut self) {
+        Store::make_shareable(self)
     }
     fn is_snapshottable(&self) -> bool {
         T::SNAPSHOT.is_cloned() || self.is_empty()
     }
     fn restore_store(&mut self, source: &dyn ErasedStore) {
         let source = downcast_ref::<T>(source);
-        // `snapshot_store` only copies an excluded store when it is empty.
-        let column_from: fn(&mut Vec<T>, &Vec<T>) = T::SNAPSHOT
-            .cloning
-            .map_or(empty_column::<T>, |c| c.column_from);
-        self.clone_from_with(source, column_from);
+        match T::SNAPSHOT.cloning {
+            Some(_) if source.is_shareable() => self.share_from(source),
+            Some(cloning) => {
+                self.set_copy_values(Some(cloning.column_from));
+                self.clone_from_with(source, cloning.column_from);
+            }
+            // `snapshot_store` only copies an excluded store when it is empty.
+            None => self.clone_from_with(source, empty_column::<T>),
+        }
     }
     fn stable_hash_values(&self, h: &mut StableHasher) -> bool {
         let Some(hash) = T::stable_hash_fn() else {

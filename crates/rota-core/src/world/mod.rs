@@ -573,6 +573,8 @@ impl World {
         let i = self.stores.len();
         let mut store = Store::<T>::new();
         store.set_change_tick(self.change_tick);
+        // Snapshots share the store's columns; a write copies them with this (`Clone` types).
+        store.set_copy_values(T::SNAPSHOT.cloning.map(|c| c.column_from));
         self.stores.push(StoreEntry {
             type_id: TypeId::of::<T>(),
             name: T::NAME,

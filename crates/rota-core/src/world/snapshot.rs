@@ -1,21 +1,41 @@
-//! `World::snapshot`, `World::snapshot_into` and `World::restore`: a copy of the whole world
-//! state, and putting it back.
+//! `World::snapshot`, `World::snapshot_into` and `World::restore`: the whole world state, and
+//! putting it back.
+//!
+//! Stores are **copy-on-write**: a snapshot shares each store's two halves (the index — sparse
+//! pages, entity column, `added` ticks, order flags — and the values with their `changed`
+//! ticks) with the world through `Arc`s, so taking or restoring one copies no column. The
+//! first write to a half that a snapshot still shares copies that half, once per borrow (a
+//! `&mut T` query, a system's write borrow) or per operation (`get_mut`, `insert`, `remove`,
+//! despawn, settle) — never per item. The rest of the world (the allocator's slot table, the
+//! membership bitset, resources, the change clock, the log) is small per entity and copied.
 //!
 //! `snapshot` and `copy_state_from` destructure `World` exhaustively: a field added to `World`
-//! is a compile error in both functions until it is copied and restored, so no state can be left out of a snapshot by
-//! accident. Per store the copy is `Store::clone_from_with` (itself exhaustive), per resource
+//! is a compile error in both functions until it is copied and restored, so no state can be
+//! left out of a snapshot by accident. Per store the share is `Store::share_from` (itself
+//! exhaustive; `Store::clone_from_with` for the empty store of an excluded type), per resource
 //! `Resources::snapshot`/`restore_from`.
 
+use crate::component::Component;
 use crate::error::SnapshotError;
-use crate::snapshot::Snapshot;
+use crate::snapshot::{SharedColumns, Snapshot};
 use crate::world::{StoreEntry, World};
 
 impl World {
-    /// An owned copy of everything that decides this world's future: the entity allocator
-    /// (generations, free slots), every store with its dense order, resources and the tick.
+    /// An owned, immutable copy of everything that decides this world's future: the entity
+    /// allocator (generations, free slots), every store with its dense order, resources and
+    /// the tick.
     ///
-    /// Cost: one copy of each store's columns and sparse pages (`Clone` per value; a `memcpy`
-    /// for `Copy` components) — proportional to the data, measured in `docs/benchmarks.md`.
+    /// Cost: stores are shared, not copied (copy-on-write: two reference counts per store), so
+    /// this is O(stores + resources) plus a copy of the allocator's slot table and the
+    /// membership bitset (O(slots), a few bytes per slot). The column copies are deferred to
+    /// the world's next writes: the first write to a store's values (or, for a structural
+    /// change, its index) while a snapshot still shares them copies that half once (`Clone`
+    /// per value; a `memcpy` for `Copy` components). A frame that writes few components pays
+    /// for those only. Figures (snapshot, restore, the deferred cost, an 8-frame rollback
+    /// window): `docs/benchmarks.md`.
+    ///
+    /// Values are cloned only for copy-on-write, so a component's `Clone` must produce an
+    /// equal value (what is behind an `Arc` in a component is shared either way).
     ///
     /// # Errors
     ///
@@ -26,7 +46,24 @@ impl World {
     /// # Examples
     ///
     /// See [`Snapshot`].
-    pub fn snapshot(&self) -> Result<Snapshot, SnapshotError> {
+    ///
+    /// Takes `&mut self` to move each store's columns into shared buffers (`Arc`s, no copy):
+    /// while nothing shares them, the world writes its columns with no reference-count check.
+    pub fn snapshot(&mut self) -> Result<Snapshot, SnapshotError> {
+        self.make_stores_shareable();
+        self.snapshot_shared()
+    }
+
+    /// Every store's halves into `Arc`s, ready to be shared.
+    fn make_stores_shareable(&mut self) {
+        for entry in &mut self.stores {
+            entry.store.make_shareable();
+        }
+    }
+
+    /// [`World::snapshot`] through `&self`: shares what is already shared (all of a snapshot's
+    /// stores), copies the rest.
+    pub(crate) fn snapshot_shared(&self) -> Result<Snapshot, SnapshotError> {
         let World {
             entities,
             stores,
@@ -77,15 +114,16 @@ impl World {
         })
     }
 
-    /// Like [`World::snapshot`], but overwrites `target`, reusing its allocations: saving a
-    /// frame into a snapshot taken a few frames earlier costs about as much as
-    /// [`World::restore`] (no fresh pages to fault in; figures in `docs/benchmarks.md`).
+    /// Like [`World::snapshot`], but overwrites `target` (a ring of saved frames keeps its
+    /// snapshots). Same cost as `snapshot`: the columns are shared, the previous contents of
+    /// `target` released (their buffers freed if nothing else shares them).
     ///
     /// # Errors
     ///
     /// As [`World::snapshot`]; `target` is unchanged on error.
-    pub fn snapshot_into(&self, target: &mut Snapshot) -> Result<(), SnapshotError> {
+    pub fn snapshot_into(&mut self, target: &mut Snapshot) -> Result<(), SnapshotError> {
         self.check_snapshottable()?;
+        self.make_stores_shareable();
         target.world.copy_state_from(self);
         Ok(())
     }
@@ -94,14 +132,43 @@ impl World {
     /// indistinguishable from that world (same contents and iteration order, same
     /// [`full_checksum`](World::full_checksum), same handles for future spawns).
     ///
-    /// Allocations are reused where they can be (`clone_from` on every column, page and
-    /// table): restoring into the world the snapshot came from, a few frames later, allocates
-    /// only for what grew. Component types registered after the snapshot are unregistered
-    /// again (their stores dropped), so the registration order matches the snapshot's.
+    /// Cost: O(stores + resources) plus a copy of the slot table and membership bitset
+    /// (`clone_from`, reusing allocations). The world then shares every store with the
+    /// snapshot (copy-on-write, as after [`World::snapshot`]): the snapshot stays unchanged
+    /// whatever the world writes next, and each write pays the copy of the half it touches,
+    /// once. Component types registered after the snapshot are unregistered again (their
+    /// stores dropped), so the registration order matches the snapshot's.
     ///
     /// A snapshot can be restored into any world, any number of times.
     pub fn restore(&mut self, snapshot: &Snapshot) {
         self.copy_state_from(&snapshot.world);
+    }
+
+    /// Which halves of `T`'s store this world still shares with `snapshot` (copy-on-write): a
+    /// shared half costs nothing until this world writes it. `None` if either has no `T`
+    /// store, or they are not the same registration.
+    ///
+    /// ```
+    /// # use rota_core::{Component, World, snapshot::{SharedColumns, SnapshotPolicy}};
+    /// # #[derive(Clone)] struct Hp(u32);
+    /// # impl Component for Hp { const NAME: &'static str = "Hp"; const UNIQUE_KEY: Option<&'static str> = Some("doc::Hp"); const SNAPSHOT: SnapshotPolicy<Self> = SnapshotPolicy::CLONE; }
+    /// let mut world = World::new();
+    /// let a = world.spawn_with((Hp(10),));
+    /// let saved = world.snapshot()?;
+    /// let both = SharedColumns { index: true, values: true };
+    /// assert_eq!(world.shares_columns_with::<Hp>(&saved), Some(both));
+    /// world.get_mut::<Hp>(a).unwrap().0 -= 1; // copies the values (once), not the index
+    /// assert_eq!(
+    ///     world.shares_columns_with::<Hp>(&saved),
+    ///     Some(SharedColumns { index: true, values: false })
+    /// );
+    /// # Ok::<(), rota_core::SnapshotError>(())
+    /// ```
+    pub fn shares_columns_with<T: Component>(&self, snapshot: &Snapshot) -> Option<SharedColumns> {
+        Some(
+            self.store::<T>()?
+                .shared_columns(snapshot.world.store::<T>()?),
+        )
     }
 
     /// The error `snapshot` would return, checked before anything is copied.

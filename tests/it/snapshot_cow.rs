@@ -1,0 +1,295 @@
+//! Copy-on-write snapshots: a snapshot shares the world's columns, so every path that writes a
+//! column must copy it first. Each test writes through one mutation path, after a snapshot and
+//! again after a restore, and checks that the snapshot still hashes as it did when taken (a
+//! missing copy would let the write show through), that the world did change, and that a
+//! restore brings the snapshotted state back.
+//!
+//! Paths: `get_mut`; a `&mut T` query as a `for` loop, `for_each`, `for_each_run` and, in a
+//! schedule, `par_for_each`; `insert` (new and replacing), `remove`, `despawn`,
+//! `despawn_batch`, `spawn`, `spawn_batch`, commands, `settle`, a writing system run by
+//! `World::run`. (The change clock's periodic clamp, which
+//! also writes tick columns, is covered by a unit test in `rota-core`'s `store/tests.rs`.)
+
+use rota::rota_core::snapshot::SharedColumns;
+use rota::{Component, Entity, ParallelQuery, Query, Schedule, StableHash, World, system};
+
+#[derive(Component, StableHash, Clone, Copy, Debug, PartialEq)]
+struct Pos(i64);
+
+#[derive(Component, StableHash, Clone, Copy, Debug, PartialEq)]
+struct Vel(i64);
+
+/// Heap-owning: the copy must clone the strings.
+#[derive(Component, StableHash, Clone, Debug, PartialEq)]
+struct Label(String);
+
+/// 300 entities (several `PAR_CHUNK`s), every third without `Vel`, every fifth labelled.
+fn world() -> World {
+    let mut world = World::new();
+    for i in 0..300 {
+        let e = world.spawn_with((Pos(i),));
+        if i % 3 != 0 {
+            world.insert(e, Vel(i % 7 - 3)).unwrap();
+        }
+        if i % 5 == 0 {
+            world.insert(e, Label(format!("e{i}"))).unwrap();
+        }
+    }
+    world
+}
+
+fn nth(world: &World, n: usize) -> Entity {
+    world.entities().iter().nth(n).unwrap()
+}
+
+/// Writes through one path, first on a world just snapshotted, then on the world restored
+/// from that snapshot; after each write the snapshot must be unchanged and the world not.
+fn check(path: &str, write: impl Fn(&mut World)) {
+    let mut world = world();
+    let snapshot = world.snapshot().unwrap();
+    let taken = snapshot.world().full_checksum().unwrap();
+    assert_eq!(world.full_checksum().unwrap(), taken);
+    for round in [
+        "after the snapshot",
+        "after a restore",
+        "after a second restore",
+    ] {
+        write(&mut world);
+        world.check_invariants().unwrap();
+        snapshot.world().check_invariants().unwrap();
+        assert_eq!(
+            snapshot.world().full_checksum().unwrap(),
+            taken,
+            "{path} {round}: the write showed in the snapshot"
+        );
+        assert_ne!(
+            world.full_checksum().unwrap(),
+            taken,
+            "{path} {round}: the write did not happen"
+        );
+        world.restore(&snapshot);
+        assert_eq!(
+            world.full_checksum().unwrap(),
+            taken,
+            "{path} {round}: restore"
+        );
+    }
+    // A snapshot of a snapshot (`Snapshot::clone` shares too) is just as immutable.
+    let copy = snapshot.clone();
+    write(&mut world);
+    assert_eq!(
+        copy.world().full_checksum().unwrap(),
+        taken,
+        "{path}: clone"
+    );
+    assert_eq!(
+        snapshot.world().full_checksum().unwrap(),
+        taken,
+        "{path}: original"
+    );
+}
+
+#[test]
+fn get_mut() {
+    check("get_mut", |w| {
+        let e = nth(w, 4);
+        w.get_mut::<Pos>(e).unwrap().0 += 100;
+        let e = nth(w, 5);
+        w.get_mut::<Label>(e).unwrap().0.push('!');
+    });
+}
+
+#[test]
+fn query_for_loop() {
+    check("query for loop", |w| {
+        for (p, v) in w.query_mut::<(&mut Pos, &Vel)>() {
+            p.0 += v.0 + 1;
+        }
+    });
+}
+
+#[test]
+fn query_for_each() {
+    check("query for_each", |w| {
+        w.query_mut::<&mut Label>().for_each(|l| l.0.push('x'));
+    });
+}
+
+#[test]
+fn query_for_each_run() {
+    check("query for_each_run", |w| {
+        w.query_mut::<(&mut Vel, &Pos)>()
+            .for_each_run(|_, (vel, pos)| {
+                for (v, p) in vel.iter_mut().zip(pos) {
+                    v.0 = v.0 * 2 + p.0;
+                }
+            });
+    });
+}
+
+#[system(reads(Vel), writes(Pos))]
+fn par_step(mut q: Query<(&mut Pos, &Vel)>) {
+    q.par_for_each(|(p, v)| p.0 = p.0.wrapping_mul(31).wrapping_add(v.0));
+}
+
+#[test]
+fn par_for_each_in_a_schedule() {
+    for threads in [1, 2] {
+        let schedule = std::cell::RefCell::new(
+            Schedule::builder()
+                .add(par_step)
+                .threads(threads)
+                .build()
+                .unwrap(),
+        );
+        check("par_for_each", |w| {
+            schedule.borrow_mut().run(w);
+        });
+    }
+}
+
+#[system(writes(Vel))]
+fn halve(mut q: Query<&mut Vel>) {
+    for v in &mut q {
+        v.0 /= 2;
+        v.0 += 1;
+    }
+}
+
+#[test]
+fn world_run_writing_system() {
+    check("World::run", |w| {
+        assert!(w.run(halve).is_clean());
+    });
+}
+
+#[test]
+fn insert_new_and_replacing() {
+    check("insert (new)", |w| {
+        let e = nth(w, 3); // no Vel
+        w.insert(e, Vel(9)).unwrap();
+    });
+    check("insert (replacing)", |w| {
+        let e = nth(w, 10);
+        w.insert(e, Label("replaced".into())).unwrap();
+    });
+}
+
+#[test]
+fn remove() {
+    check("remove", |w| {
+        let e = nth(w, 1);
+        w.remove::<Vel>(e).unwrap().unwrap();
+    });
+}
+
+#[test]
+fn despawn_and_despawn_batch() {
+    check("despawn", |w| w.despawn(nth(w, 0)).unwrap());
+    check("despawn_batch", |w| {
+        let es: Vec<Entity> = w.entities().iter().step_by(2).collect();
+        assert_eq!(w.despawn_batch(es), 150);
+    });
+}
+
+#[test]
+fn spawn_and_spawn_batch() {
+    check("spawn", |w| {
+        w.spawn_with((Pos(-1), Vel(-1), Label("new".into())));
+    });
+    check("spawn_batch", |w| {
+        w.spawn_batch((0..50).map(|i| (Pos(i), Vel(i))));
+    });
+}
+
+#[test]
+fn commands() {
+    check("commands", |w| {
+        let victim = nth(w, 7);
+        let target = nth(w, 8);
+        let mut commands = w.commands();
+        commands.spawn((Pos(5), Label("cmd".into())));
+        commands.despawn(victim);
+        commands.insert(target, Vel(77));
+        let queue = commands.finish();
+        assert!(w.apply(queue).is_clean());
+    });
+}
+
+#[test]
+fn settle_after_unordered_removes() {
+    // Swap-removes leave the stores unsettled; settling reorders every column in place.
+    check("settle", |w| {
+        for n in [0, 10, 20] {
+            let e = nth(w, n);
+            w.remove::<Pos>(e).unwrap();
+        }
+        w.settle();
+    });
+}
+
+#[test]
+fn settle_a_store_snapshotted_unsettled() {
+    // The snapshot shares an unsettled store; the world's settle must copy, not sort the
+    // snapshot's columns under it (a snapshot iterates through its sparse pages instead).
+    let mut world = world();
+    for n in [0, 10, 20] {
+        let e = nth(&world, n);
+        world.remove::<Pos>(e).unwrap();
+    }
+    let snapshot = world.snapshot().unwrap();
+    let taken = snapshot.world().full_checksum().unwrap();
+    let order: Vec<(Entity, i64)> = snapshot
+        .world()
+        .store::<Pos>()
+        .unwrap()
+        .iter_unordered()
+        .map(|(e, p)| (e, p.0))
+        .collect();
+    world.settle();
+    world.query_mut::<&mut Pos>().for_each(|p| p.0 += 1);
+    let after: Vec<(Entity, i64)> = snapshot
+        .world()
+        .store::<Pos>()
+        .unwrap()
+        .iter_unordered()
+        .map(|(e, p)| (e, p.0))
+        .collect();
+    assert_eq!(order, after, "the snapshot's dense order moved");
+    assert_eq!(snapshot.world().full_checksum().unwrap(), taken);
+    world.restore(&snapshot);
+    assert_eq!(world.full_checksum().unwrap(), taken);
+}
+
+#[test]
+fn a_value_write_leaves_the_index_shared_and_other_stores_untouched() {
+    // The granularity: writing values copies that store's value half only.
+    let mut world = world();
+    let snapshot = world.snapshot().unwrap();
+    world.query_mut::<&mut Pos>().for_each(|p| p.0 += 1);
+    let both = SharedColumns {
+        index: true,
+        values: true,
+    };
+    assert_eq!(
+        world.shares_columns_with::<Pos>(&snapshot),
+        Some(SharedColumns {
+            index: true,
+            values: false
+        }),
+        "Pos: index shared, values copied"
+    );
+    assert_eq!(world.shares_columns_with::<Vel>(&snapshot), Some(both));
+    world.restore(&snapshot);
+    assert_eq!(world.shares_columns_with::<Pos>(&snapshot), Some(both));
+    world.insert(nth(&world, 3), Vel(1)).unwrap();
+    assert_eq!(
+        world.shares_columns_with::<Vel>(&snapshot),
+        Some(SharedColumns {
+            index: false,
+            values: false
+        }),
+        "a new Vel copies both halves"
+    );
+    assert_eq!(world.shares_columns_with::<Label>(&snapshot), Some(both));
+}
