@@ -254,7 +254,12 @@ impl Schedule {
                 name: d.name,
             });
         let run = Instant::now();
-        let batch_span = span!("rota.batch", batch = b, systems = descriptors.len(), parallel);
+        let batch_span = span!(
+            "rota.batch",
+            batch = b,
+            systems = descriptors.len(),
+            parallel
+        );
         match &self.workers {
             Workers::Pool(pool) if parallel => run_parallel(
                 jobs,

@@ -278,3 +278,62 @@ fn the_checksum_for_seed_7_is_pinned_on_one_and_two_threads() {
         );
     }
 }
+
+#[test]
+fn trace_writes_a_chrome_trace_with_every_tick_batch_and_system() {
+    let dir = scratch("trace");
+    let trace = dir.join("run.json");
+    let o = demo(&[
+        "--trace",
+        trace.to_str().unwrap(),
+        "--chart",
+        dir.join("c.svg").to_str().unwrap(),
+        "--size",
+        "300",
+        "--ticks",
+        "3",
+        "--threads",
+        "2",
+    ]);
+    assert!(o.status.success(), "stderr: {}", stderr(&o));
+    let json = std::fs::read_to_string(&trace).expect("the trace file is written");
+    assert!(
+        json.trim_start().starts_with('['),
+        "a Chrome trace is a JSON array"
+    );
+    // Every span opens ("B") and closes ("E"): 3 ticks, 2 events each.
+    assert_eq!(json.matches(r#""name":"rota.tick""#).count(), 6, "{json}");
+    assert!(json.contains(r#""name":"rota.batch""#));
+    assert!(json.contains(r#""name":"rota.commands""#));
+    assert!(json.contains(r#""name":"rota.settle""#));
+    // System slices are named after the system, once per run (B + E) per tick.
+    assert_eq!(json.matches(r#""name":"movement""#).count(), 6, "{json}");
+    assert_eq!(json.matches(r#""name":"statistics""#).count(), 6, "{json}");
+}
+
+#[test]
+fn a_trace_path_that_is_not_json_or_in_a_missing_directory_is_refused() {
+    let dir = scratch("trace-refused");
+    let txt = dir.join("x.txt");
+    let o = demo(&[
+        "--trace",
+        txt.to_str().unwrap(),
+        "--size",
+        "100",
+        "--ticks",
+        "2",
+    ]);
+    assert_refused(&o, "ending in `.json`");
+    assert!(!txt.exists());
+    let missing = dir.join("no/such/dir/x.json");
+    let o = demo(&[
+        "--trace",
+        missing.to_str().unwrap(),
+        "--size",
+        "100",
+        "--ticks",
+        "2",
+    ]);
+    assert_refused(&o, "does not exist");
+    assert!(!dir.join("no").exists());
+}
