@@ -47,7 +47,7 @@ pub struct Args {
     pub save_scene: Option<PathBuf>,
     /// Write a Chrome trace (`.json`) of every tick: one span per tick, batch, system run,
     /// command application and settle, on the thread that ran it. Open it in
-    /// https://ui.perfetto.dev or chrome://tracing. With --verify, both runs are in the file.
+    /// ui.perfetto.dev or chrome://tracing. With --verify, both runs are in the file.
     #[arg(long, value_parser = parse_trace_path)]
     pub trace: Option<PathBuf>,
 }
