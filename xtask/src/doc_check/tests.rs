@@ -28,3 +28,11 @@ fn ignores_resolved_links_code_and_prose_brackets() {
     );
     assert_eq!(unresolved_links(html), Vec::<String>::new());
 }
+
+#[test]
+fn ignores_foreign_blanket_impls_but_not_the_page_above_them() {
+    let page = r#"<div class="docblock"><p>See [<code>Missing</code>].</p></div>
+<h2 id="blanket-implementations" class="section-header">Blanket Implementations</h2>
+<div id="blanket-implementations-list"><p>Wraps in a [<code>WithDispatch</code>].</p></div>"#;
+    assert_eq!(unresolved_links(page), ["[`Missing`]"]);
+}
