@@ -122,16 +122,7 @@ impl Args {
         };
         let chart = match &self.chart {
             Some(path) => {
-                // An explicit path into a directory that does not exist is a typo more often
-                // than a wish to create it: refuse rather than mkdir.
-                let dir = parent_dir(path);
-                if !dir.is_dir() {
-                    return Err(format!(
-                        "cannot write the chart to {}: directory {} does not exist",
-                        path.display(),
-                        dir.display()
-                    ));
-                }
+                in_existing_dir(path, "chart")?;
                 Some(path.clone())
             }
             None => {
@@ -148,14 +139,7 @@ impl Args {
             }
         };
         if let Some(path) = &self.trace {
-            let dir = parent_dir(path);
-            if !dir.is_dir() {
-                return Err(format!(
-                    "cannot write the trace to {}: directory {} does not exist",
-                    path.display(),
-                    dir.display()
-                ));
-            }
+            in_existing_dir(path, "trace")?;
         }
         Ok(Plan {
             threads,
@@ -163,6 +147,21 @@ impl Args {
             chart,
             notes,
         })
+    }
+}
+
+/// `Err` unless the directory `path` writes into exists. An explicit path into a directory that
+/// does not exist is a typo more often than a wish to create it: refuse rather than mkdir.
+fn in_existing_dir(path: &Path, what: &str) -> Result<(), String> {
+    let dir = parent_dir(path);
+    if dir.is_dir() {
+        Ok(())
+    } else {
+        Err(format!(
+            "cannot write the {what} to {}: directory {} does not exist",
+            path.display(),
+            dir.display()
+        ))
     }
 }
 
