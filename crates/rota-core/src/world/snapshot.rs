@@ -37,6 +37,10 @@ impl World {
     /// Values are cloned only for copy-on-write, so a component's `Clone` must produce an
     /// equal value (what is behind an `Arc` in a component is shared either way).
     ///
+    /// It takes `&mut self` to move each store's columns into shared buffers (`Arc`s, no
+    /// copy): while nothing shares them, the world writes its columns with no reference-count
+    /// check.
+    ///
     /// # Errors
     ///
     /// [`SnapshotError`] naming a component or resource that is excluded from snapshots
@@ -46,9 +50,6 @@ impl World {
     /// # Examples
     ///
     /// See [`Snapshot`].
-    ///
-    /// Takes `&mut self` to move each store's columns into shared buffers (`Arc`s, no copy):
-    /// while nothing shares them, the world writes its columns with no reference-count check.
     pub fn snapshot(&mut self) -> Result<Snapshot, SnapshotError> {
         self.make_stores_shareable();
         self.snapshot_shared()
