@@ -200,14 +200,11 @@ impl World {
     /// covers every store and resource without a list.
     ///
     /// ```
-    /// use rota_core::{Component, World};
-    /// use rota_core::checksum::{StableHash, StableHasher};
+    /// use rota::{Component, StableHash, World};
     ///
+    /// #[derive(Component, StableHash, Clone)]
     /// struct Hp(u32);
-    /// impl Component for Hp { const NAME: &'static str = "Hp"; const UNIQUE_KEY: Option<&'static str> = Some("doc::Hp"); }
-    /// impl StableHash for Hp {
-    ///     fn stable_hash(&self, h: &mut StableHasher) { self.0.stable_hash(h) }
-    /// }
+    ///
     /// let mut a = World::new();
     /// let mut b = World::new();
     /// let (x, y) = (a.spawn_with((Hp(1),)), a.spawn_with((Hp(2),)));

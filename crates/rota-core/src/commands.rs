@@ -245,10 +245,10 @@ impl Recorded {
 /// # Examples
 ///
 /// ```
-/// use rota_core::{Component, Entity, World};
+/// use rota::{Component, Entity, World};
 ///
+/// #[derive(Component, Clone)]
 /// struct Hp(i32);
-/// impl Component for Hp { const NAME: &'static str = "Hp"; const UNIQUE_KEY: Option<&'static str> = Some("doc::Hp"); }
 ///
 /// let mut world = World::new();
 /// world.spawn_batch([(Hp(0),), (Hp(5),), (Hp(-1),)]);

@@ -11,10 +11,26 @@ use crate::snapshot::SnapshotPolicy;
 /// to send and to share. `Cell`/`RefCell` fields are therefore rejected by the compiler; interior
 /// mutability that *is* `Sync` (`Mutex`, atomics) is outside what rota's access checks can see.
 ///
+/// ```
+/// use rota::{Component, World};
+///
+/// #[derive(Component, Clone)]
+/// struct Health(u32);
+///
+/// let mut world = World::new();
+/// let e = world.spawn_with((Health(10),));
+/// assert_eq!(world.get::<Health>(e).unwrap().0, 10);
+/// assert_eq!(Health::NAME, "Health");
+/// ```
+///
 /// # Implementing by hand
 ///
+/// The two constants every impl gives (the derive also writes the snapshot policy and the
+/// checksum hook). A hand-written impl must choose a unique key itself, and its snapshot
+/// policy defaults to `EXCLUDED` (see [`Component::SNAPSHOT`]).
+///
 /// ```
-/// use rota_core::Component;
+/// use rota::Component;
 ///
 /// struct Health(u32);
 /// impl Component for Health {
@@ -76,13 +92,11 @@ pub trait Component: 'static + Send + Sync + Sized {
 /// components, resources are `'static + Send + Sync`.
 ///
 /// ```
-/// use rota_core::{Resource, World};
+/// use rota::{Resource, World};
 ///
+/// #[derive(Resource, Clone)]
 /// struct Gravity(f32);
-/// impl Resource for Gravity {
-///     const NAME: &'static str = "Gravity";
-///     const UNIQUE_KEY: Option<&'static str> = Some(concat!(module_path!(), "::Gravity@", line!()));
-/// }
+///
 /// let mut world = World::new();
 /// world.insert_resource(Gravity(9.81));
 /// assert_eq!(world.resource::<Gravity>().unwrap().0, 9.81);

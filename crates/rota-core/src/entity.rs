@@ -37,7 +37,7 @@ use crate::error::{EntityNotAlive, SpawnError};
 /// # Examples
 ///
 /// ```
-/// use rota_core::Entities;
+/// use rota::Entities;
 ///
 /// let mut entities = Entities::new();
 /// let e = entities.spawn().unwrap();
@@ -68,7 +68,7 @@ impl Entity {
     /// Packs the handle into 64 bits (`generation << 32 | slot`), e.g. to send it over a network.
     ///
     /// ```
-    /// # use rota_core::{Entities, Entity};
+    /// # use rota::{Entities, Entity};
     /// let mut entities = Entities::new();
     /// let e = entities.spawn().unwrap();
     /// assert_eq!(Entity::from_bits(e.to_bits()), e);
@@ -261,7 +261,7 @@ impl FreeSlots {
 /// # Examples
 ///
 /// ```
-/// use rota_core::Entities;
+/// use rota::Entities;
 ///
 /// let mut entities = Entities::new();
 /// let a = entities.spawn().unwrap();
@@ -336,7 +336,7 @@ impl Entities {
     /// spawn/despawn cycles.
     ///
     /// ```
-    /// # use rota_core::Entities;
+    /// # use rota::Entities;
     /// let mut entities = Entities::with_first_generation(u32::MAX);
     /// let e = entities.spawn().unwrap();
     /// entities.despawn(e).unwrap();          // generation cannot be bumped: slot 0 retires
@@ -356,7 +356,7 @@ impl Entities {
     /// enforced.
     ///
     /// ```
-    /// # use rota_core::{Entities, SpawnError};
+    /// # use rota::{Entities, SpawnError};
     /// let mut entities = Entities::with_slot_limit(1);
     /// entities.spawn().unwrap();
     /// assert_eq!(entities.spawn(), Err(SpawnError::SlotsExhausted { limit: 1 }));
@@ -407,7 +407,7 @@ impl Entities {
     /// [`EntityNotAlive`] if `entity` is dead, stale or was never handed out; nothing changes.
     ///
     /// ```
-    /// # use rota_core::{Entities, EntityNotAlive};
+    /// # use rota::{Entities, EntityNotAlive};
     /// let mut entities = Entities::new();
     /// let e = entities.spawn().unwrap();
     /// entities.despawn(e).unwrap();

@@ -43,14 +43,15 @@ pub const DEFAULT_CAPACITY: usize = 65_536;
 /// Events are `Clone` so that a world holding them can be snapshotted.
 ///
 /// ```
-/// use rota_core::Event;
+/// use rota::{Event, EventCursor, World};
 ///
-/// #[derive(Clone, Debug, PartialEq)]
+/// #[derive(Event, Clone, Debug, PartialEq)]
 /// struct Hit { damage: u32 }
-/// impl Event for Hit {
-///     const NAME: &'static str = "Hit";
-///     const UNIQUE_KEY: Option<&'static str> = Some(concat!(module_path!(), "::Hit@", line!()));
-/// }
+///
+/// let mut world = World::new();
+/// world.send_event(Hit { damage: 3 });
+/// let hits: Vec<Hit> = world.read_events::<Hit>(&mut EventCursor::default()).cloned().collect();
+/// assert_eq!(hits, [Hit { damage: 3 }]);
 /// ```
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not an event",
@@ -403,9 +404,8 @@ impl World {
     /// Reads every `E` after `cursor` (outside systems) and moves the cursor past them.
     ///
     /// ```
-    /// # use rota_core::{Event, EventCursor, World};
-    /// # #[derive(Clone)] struct Ping(u32);
-    /// # impl Event for Ping { const NAME: &'static str = "Ping"; const UNIQUE_KEY: Option<&'static str> = Some("doc::Ping"); }
+    /// # use rota::{Event, EventCursor, World};
+    /// # #[derive(Event, Clone)] struct Ping(u32);
     /// let mut world = World::new();
     /// let mut cursor = EventCursor::default();
     /// world.send_events([Ping(1), Ping(2)]);

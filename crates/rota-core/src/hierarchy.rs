@@ -84,7 +84,7 @@ impl World {
     /// Makes `child` a child of `parent`, leaving its previous parent if it had one.
     ///
     /// ```
-    /// # use rota_core::World;
+    /// # use rota::World;
     /// let mut world = World::new();
     /// let [root, a, b] = [(); 3].map(|_| world.spawn());
     /// world.set_parent(b, root)?;
@@ -92,7 +92,7 @@ impl World {
     /// assert_eq!(world.children(root), [a, b]); // ascending slot, not call order
     /// assert_eq!(world.parent(a), Some(root));
     /// assert!(world.set_parent(root, a).is_err()); // a cycle
-    /// # Ok::<(), rota_core::HierarchyError>(())
+    /// # Ok::<(), rota::HierarchyError>(())
     /// ```
     ///
     /// # Errors
@@ -156,7 +156,7 @@ impl World {
     /// Despawns `entity` and all its descendants, returning how many entities were despawned.
     ///
     /// ```
-    /// # use rota_core::World;
+    /// # use rota::World;
     /// let mut world = World::new();
     /// let [root, a, b, other] = [(); 4].map(|_| world.spawn());
     /// world.set_parent(a, root)?;
@@ -164,7 +164,7 @@ impl World {
     /// assert_eq!(world.despawn_recursive(root), Ok(3));
     /// assert_eq!(world.len(), 1);
     /// assert!(world.is_alive(other));
-    /// # Ok::<(), rota_core::HierarchyError>(())
+    /// # Ok::<(), rota::HierarchyError>(())
     /// ```
     ///
     /// # Errors

@@ -64,14 +64,10 @@
 //! ## Example
 //!
 //! ```
-//! use rota_core::{Component, Entity, World};
+//! use rota::{Component, Entity, World};
 //!
+//! #[derive(Component, Clone)]
 //! struct Health(i32);
-//! impl Component for Health {
-//!     const NAME: &'static str = "Health";
-//!     // The derive in `rota` writes this for you: a key no other type shares.
-//!     const UNIQUE_KEY: Option<&'static str> = Some(concat!(module_path!(), "::Health@", line!()));
-//! }
 //!
 //! let mut world = World::new();
 //! for hp in [30, 0, 20] {

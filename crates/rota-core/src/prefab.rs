@@ -17,14 +17,12 @@ use crate::world::World;
 /// per-instance overrides of whole components or single fields.
 ///
 /// ```
-/// use rota_core::{Component, Prefab, World};
+/// use rota::{Component, Prefab, World};
 ///
-/// #[derive(Clone)]
+/// #[derive(Component, Clone)]
 /// struct Hp(u32);
-/// impl Component for Hp { const NAME: &'static str = "Hp"; const UNIQUE_KEY: Option<&'static str> = Some("doc::Hp"); }
-/// #[derive(Clone)]
+/// #[derive(Component, Clone)]
 /// struct Speed { walk: f32, run: f32 }
-/// impl Component for Speed { const NAME: &'static str = "Speed"; const UNIQUE_KEY: Option<&'static str> = Some("doc::Speed"); }
 ///
 /// let goblin = Prefab::new("goblin", (Hp(10), Speed { walk: 1.0, run: 3.0 }));
 /// let mut world = World::new();
@@ -36,7 +34,7 @@ use crate::world::World;
 /// assert_eq!(world.get::<Hp>(plain).unwrap().0, 10);
 /// assert_eq!(world.get::<Hp>(boss).unwrap().0, 50);
 /// assert_eq!(world.get::<Speed>(boss).unwrap().walk, 1.0);
-/// # Ok::<(), rota_core::SpawnError>(())
+/// # Ok::<(), rota::SpawnError>(())
 /// ```
 #[derive(Clone, Debug, PartialEq)]
 pub struct Prefab<B> {

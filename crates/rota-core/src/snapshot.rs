@@ -21,8 +21,9 @@ use crate::world::World;
 /// holds any value of it — a snapshot is never silently partial.
 ///
 /// ```
-/// use rota_core::{Component, snapshot::SnapshotPolicy};
+/// use rota::{Component, SnapshotPolicy};
 ///
+/// // By hand; `#[derive(Component, Clone)]` writes the same policy.
 /// #[derive(Clone)]
 /// struct Hp(u32);
 /// impl Component for Hp {
@@ -31,6 +32,11 @@ use crate::world::World;
 ///     const SNAPSHOT: SnapshotPolicy<Self> = SnapshotPolicy::CLONE;
 /// }
 /// assert!(Hp::SNAPSHOT.is_cloned());
+///
+/// #[derive(Component)]
+/// #[component(no_snapshot)] // writes `SnapshotPolicy::EXCLUDED`
+/// struct Scratch(Vec<u8>);
+/// assert!(!Scratch::SNAPSHOT.is_cloned());
 /// ```
 pub struct SnapshotPolicy<T: 'static> {
     pub(crate) cloning: Option<Cloning<T>>,
@@ -114,15 +120,10 @@ impl<T> SnapshotPolicy<T> {
 /// shared pointer (`Arc`) — `Clone` shares it rather than copying it.
 ///
 /// ```
-/// use rota_core::{Component, World, snapshot::SnapshotPolicy};
+/// use rota::{Component, World};
 ///
-/// #[derive(Clone)]
+/// #[derive(Component, Clone)]
 /// struct Hp(u32);
-/// impl Component for Hp {
-///     const NAME: &'static str = "Hp";
-///     const UNIQUE_KEY: Option<&'static str> = Some(concat!(module_path!(), "::Hp"));
-///     const SNAPSHOT: SnapshotPolicy<Self> = SnapshotPolicy::CLONE;
-/// }
 ///
 /// let mut world = World::new();
 /// let a = world.spawn_with((Hp(10),));
@@ -136,7 +137,7 @@ impl<T> SnapshotPolicy<T> {
 /// assert!(!world.is_alive(b));
 /// let c = world.spawn(); // the next fresh slot, as if the despawn never happened
 /// assert_eq!((c.slot(), c.generation()), (1, 0));
-/// # Ok::<(), rota_core::SnapshotError>(())
+/// # Ok::<(), rota::SnapshotError>(())
 /// ```
 pub struct Snapshot {
     pub(crate) world: World,

@@ -48,7 +48,7 @@ impl Tick {
     /// Whether this tick lies in the window `(since, now]`: after `since`, at or before `now`.
     ///
     /// ```
-    /// use rota_core::Tick;
+    /// use rota::Tick;
     /// let (since, now) = (Tick::new(u32::MAX - 1), Tick::new(3)); // the clock wrapped
     /// assert!(Tick::new(u32::MAX).is_newer_than(since, now));
     /// assert!(Tick::new(2).is_newer_than(since, now));

@@ -26,9 +26,9 @@ use crate::tick::{ChangeWindow, Tick};
 /// needs `T` declared in `reads(..)` (or `writes(..)`).
 ///
 /// ```
-/// # use rota_core::{Component, World, With};
-/// # struct Player; impl Component for Player { const NAME: &'static str = "Player"; const UNIQUE_KEY: Option<&'static str> = Some("doc::Player"); }
-/// # struct Hp(u32); impl Component for Hp { const NAME: &'static str = "Hp"; const UNIQUE_KEY: Option<&'static str> = Some("doc::Hp"); }
+/// # use rota::{Component, World, With};
+/// # #[derive(Component, Clone)] struct Player;
+/// # #[derive(Component, Clone)] struct Hp(u32);
 /// let mut world = World::new();
 /// world.spawn_with((Hp(3), Player));
 /// world.spawn_with((Hp(5),));
@@ -40,9 +40,9 @@ pub struct With<T>(PhantomData<fn() -> T>);
 /// Filter: the entity must not have a `T`.
 ///
 /// ```
-/// # use rota_core::{Component, World, Without};
-/// # struct Dead; impl Component for Dead { const NAME: &'static str = "Dead"; const UNIQUE_KEY: Option<&'static str> = Some("doc::Dead"); }
-/// # struct Hp(u32); impl Component for Hp { const NAME: &'static str = "Hp"; const UNIQUE_KEY: Option<&'static str> = Some("doc::Hp"); }
+/// # use rota::{Component, World, Without};
+/// # #[derive(Component, Clone)] struct Dead;
+/// # #[derive(Component, Clone)] struct Hp(u32);
 /// let mut world = World::new();
 /// world.spawn_with((Hp(0), Dead));
 /// world.spawn_with((Hp(5),));
@@ -364,8 +364,8 @@ impl_filter!(
 /// Skips a whole store cheaply when no write touched it in the window (its high-water mark).
 ///
 /// ```
-/// # use rota_core::{Changed, Component, World};
-/// # struct Hp(u32); impl Component for Hp { const NAME: &'static str = "Hp"; const UNIQUE_KEY: Option<&'static str> = Some("doc::Hp"); }
+/// # use rota::{Changed, Component, World};
+/// # #[derive(Component, Clone)] struct Hp(u32);
 /// let mut world = World::new();
 /// let es = world.spawn_batch((0..4).map(|i| (Hp(i),)));
 /// let since = world.change_checkpoint();
@@ -379,8 +379,8 @@ pub struct Changed<T>(PhantomData<fn() -> T>);
 /// [`Changed`] for windows and declarations.
 ///
 /// ```
-/// # use rota_core::{Added, Component, Entity, World};
-/// # struct Hp(u32); impl Component for Hp { const NAME: &'static str = "Hp"; const UNIQUE_KEY: Option<&'static str> = Some("doc::Hp"); }
+/// # use rota::{Added, Component, Entity, World};
+/// # #[derive(Component, Clone)] struct Hp(u32);
 /// let mut world = World::new();
 /// let old = world.spawn_with((Hp(1),));
 /// let since = world.change_checkpoint();

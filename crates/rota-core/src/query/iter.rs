@@ -120,9 +120,9 @@ impl<'w, Q: QueryData, F: QueryData> QueryIter<'w, Q, F> {
     /// entity each.
     ///
     /// ```
-    /// # use rota_core::{Component, World};
-    /// # struct Pos(f32); impl Component for Pos { const NAME: &'static str = "Pos"; const UNIQUE_KEY: Option<&'static str> = Some("doc::Pos"); }
-    /// # struct Vel(f32); impl Component for Vel { const NAME: &'static str = "Vel"; const UNIQUE_KEY: Option<&'static str> = Some("doc::Vel"); }
+    /// # use rota::{Component, World};
+    /// # #[derive(Component, Clone)] struct Pos(f32);
+    /// # #[derive(Component, Clone)] struct Vel(f32);
     /// let mut world = World::new();
     /// world.spawn_batch((0..1000).map(|i| (Pos(0.0), Vel(i as f32))));
     /// world.query_mut::<(&mut Pos, &Vel)>().for_each_run(|entities, (pos, vel)| {

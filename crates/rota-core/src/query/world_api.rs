@@ -64,8 +64,8 @@ impl World {
     /// slot order.
     ///
     /// ```
-    /// # use rota_core::{Component, Entity, World};
-    /// # struct Hp(u32); impl Component for Hp { const NAME: &'static str = "Hp"; const UNIQUE_KEY: Option<&'static str> = Some("doc::Hp"); }
+    /// # use rota::{Component, Entity, World};
+    /// # #[derive(Component, Clone)] struct Hp(u32);
     /// let mut world = World::new();
     /// let a = world.spawn_with((Hp(10),));
     /// let b = world.spawn_with((Hp(20),));
@@ -101,9 +101,9 @@ impl World {
     /// for generic components, whose names are not unique, it panics here instead.
     ///
     /// ```
-    /// # use rota_core::{Component, World};
-    /// # struct Pos(f32); impl Component for Pos { const NAME: &'static str = "Pos"; const UNIQUE_KEY: Option<&'static str> = Some("doc::Pos"); }
-    /// # struct Vel(f32); impl Component for Vel { const NAME: &'static str = "Vel"; const UNIQUE_KEY: Option<&'static str> = Some("doc::Vel"); }
+    /// # use rota::{Component, World};
+    /// # #[derive(Component, Clone)] struct Pos(f32);
+    /// # #[derive(Component, Clone)] struct Vel(f32);
     /// let mut world = World::new();
     /// world.spawn_with((Pos(0.0), Vel(2.0)));
     /// for (p, v) in world.query_mut::<(&mut Pos, &Vel)>() {
@@ -158,9 +158,9 @@ impl World {
     /// The read-only query `Q` for one entity.
     ///
     /// ```
-    /// # use rota_core::{Component, QueryGetError, World};
-    /// # struct Hp(u32); impl Component for Hp { const NAME: &'static str = "Hp"; const UNIQUE_KEY: Option<&'static str> = Some("doc::Hp"); }
-    /// # struct Armor(u32); impl Component for Armor { const NAME: &'static str = "Armor"; const UNIQUE_KEY: Option<&'static str> = Some("doc::Armor"); }
+    /// # use rota::{Component, QueryGetError, World};
+    /// # #[derive(Component, Clone)] struct Hp(u32);
+    /// # #[derive(Component, Clone)] struct Armor(u32);
     /// let mut world = World::new();
     /// let e = world.spawn_with((Hp(7),));
     /// assert_eq!(world.query_one::<&Hp>(e).unwrap().0, 7);

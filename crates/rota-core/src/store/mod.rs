@@ -83,7 +83,7 @@ use sparse::{ABSENT, SparsePages};
 /// # Examples
 ///
 /// ```
-/// use rota_core::{Entities, Store};
+/// use rota::{Entities, Store};
 ///
 /// let mut entities = Entities::new();
 /// let [a, b, c] = [(); 3].map(|_| entities.spawn().unwrap());
@@ -1123,7 +1123,7 @@ impl<'a, T> IntoIterator for &'a mut Store<T> {
 /// O(min(len) + probes) — plus the unsettled fallback cost if the smaller store is unsettled.
 ///
 /// ```
-/// use rota_core::{join, Entities, Store};
+/// use rota::{join, Entities, Store};
 ///
 /// let mut entities = Entities::new();
 /// let [a, b, c] = [(); 3].map(|_| entities.spawn().unwrap());

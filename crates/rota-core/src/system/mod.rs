@@ -359,11 +359,23 @@ impl World {
     /// call (a schedule keeps it between ticks).
     ///
     /// ```
-    /// # use rota_core::{Component, World};
-    /// # use rota_core::system::{Query, IntoSystem};
-    /// # struct Hp(u32); impl Component for Hp { const NAME: &'static str = "Hp"; const UNIQUE_KEY: Option<&'static str> = Some("doc::Hp"); }
-    /// // With the `rota` facade: `#[system(writes(Hp))] fn heal(mut q: Query<&mut Hp>) { .. }`
-    /// // then `let report = world.run(heal);`.
+    /// use rota::{Component, Query, World, system};
+    ///
+    /// #[derive(Component, Clone)]
+    /// struct Hp(u32);
+    ///
+    /// #[system(writes(Hp))]
+    /// fn heal(mut q: Query<&mut Hp>) {
+    ///     for hp in &mut q {
+    ///         hp.0 += 1;
+    ///     }
+    /// }
+    ///
+    /// let mut world = World::new();
+    /// let e = world.spawn_with((Hp(1),));
+    /// let report = world.run(heal);
+    /// assert!(report.is_clean());
+    /// assert_eq!(world.get::<Hp>(e).unwrap().0, 2);
     /// ```
     ///
     /// # Panics

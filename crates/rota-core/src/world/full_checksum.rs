@@ -27,7 +27,7 @@ impl World {
     /// it is for.
     ///
     /// ```
-    /// use rota_core::World;
+    /// use rota::World;
     /// let mut a = World::new();
     /// let b = World::new();
     /// assert_eq!(a.full_checksum(), b.full_checksum());

@@ -189,9 +189,9 @@ impl World {
     /// if it is on, changes its capacity (dropping the oldest entries beyond it).
     ///
     /// ```
-    /// # use rota_core::{Component, World};
-    /// # use rota_core::log::StructuralChange;
-    /// # struct Tag; impl Component for Tag { const NAME: &'static str = "Tag"; const UNIQUE_KEY: Option<&'static str> = Some("doc::Tag"); }
+    /// # use rota::{Component, World};
+    /// # use rota::rota_core::log::StructuralChange;
+    /// # #[derive(Component, Clone)] struct Tag;
     /// let mut world = World::new();
     /// world.enable_structural_log(1024);
     /// let e = world.spawn();

@@ -68,12 +68,12 @@ impl UnsettledStore<'_> {
 /// # Examples
 ///
 /// ```
-/// use rota_core::{Component, World};
+/// use rota::{Component, World};
 ///
+/// #[derive(Component, Clone)]
 /// struct Position(f32);
-/// impl Component for Position { const NAME: &'static str = "Position"; const UNIQUE_KEY: Option<&'static str> = Some("doc::Position"); }
+/// #[derive(Component, Clone)]
 /// struct Velocity(f32);
-/// impl Component for Velocity { const NAME: &'static str = "Velocity"; const UNIQUE_KEY: Option<&'static str> = Some("doc::Velocity"); }
 ///
 /// let mut world = World::new();
 /// let a = world.spawn_with((Position(0.0), Velocity(1.0)));
@@ -161,8 +161,8 @@ impl World {
     /// [`World::query_since`] to see those changes.
     ///
     /// ```
-    /// # use rota_core::{Changed, Component, Entity, World};
-    /// # struct Hp(u32); impl Component for Hp { const NAME: &'static str = "Hp"; const UNIQUE_KEY: Option<&'static str> = Some("doc::Hp"); }
+    /// # use rota::{Changed, Component, Entity, World};
+    /// # #[derive(Component, Clone)] struct Hp(u32);
     /// let mut world = World::new();
     /// let a = world.spawn_with((Hp(1),));
     /// let b = world.spawn_with((Hp(2),));
@@ -291,9 +291,8 @@ impl World {
     /// Spawns an entity with every component of `bundle` (a tuple of up to 12 components).
     ///
     /// ```
-    /// # use rota_core::{Component, World};
-    /// # struct Name(&'static str);
-    /// # impl Component for Name { const NAME: &'static str = "Name"; const UNIQUE_KEY: Option<&'static str> = Some("doc::Name"); }
+    /// # use rota::{Component, World};
+    /// # #[derive(Component, Clone)] struct Name(&'static str);
     /// let mut world = World::new();
     /// let e = world.spawn_with((Name("ada"),));
     /// assert_eq!(world.get::<Name>(e).unwrap().0, "ada");
@@ -329,9 +328,8 @@ impl World {
     /// early, returning what was spawned, if slots run out.
     ///
     /// ```
-    /// # use rota_core::{Component, World};
-    /// # struct Id(u32);
-    /// # impl Component for Id { const NAME: &'static str = "Id"; const UNIQUE_KEY: Option<&'static str> = Some("doc::Id"); }
+    /// # use rota::{Component, World};
+    /// # #[derive(Component, Clone)] struct Id(u32);
     /// let mut world = World::new();
     /// let spawned = world.spawn_batch((0..100).map(|i| (Id(i),)));
     /// assert_eq!(spawned.len(), 100);
@@ -435,9 +433,8 @@ impl World {
     /// being swap-removed value by value.
     ///
     /// ```
-    /// # use rota_core::{Component, World};
-    /// # struct Id(u32);
-    /// # impl Component for Id { const NAME: &'static str = "Id"; const UNIQUE_KEY: Option<&'static str> = Some("doc::Id"); }
+    /// # use rota::{Component, World};
+    /// # #[derive(Component, Clone)] struct Id(u32);
     /// let mut world = World::new();
     /// let es = world.spawn_batch((0..10).map(|i| (Id(i),)));
     /// assert_eq!(world.despawn_batch(es.iter().rev().copied().step_by(2)), 5);
@@ -616,9 +613,8 @@ impl World {
     /// caller (a schedule) hands them out.
     ///
     /// ```
-    /// # use rota_core::{Component, World};
-    /// # struct Id(u32);
-    /// # impl Component for Id { const NAME: &'static str = "Id"; const UNIQUE_KEY: Option<&'static str> = Some("doc::Id"); }
+    /// # use rota::{Component, World};
+    /// # #[derive(Component, Clone)] struct Id(u32);
     /// let mut world = World::new();
     /// let ids = world.spawn_batch((0..4).map(|i| (Id(i),)));
     /// world.despawn(ids[0]).unwrap(); // the last value moves into the hole

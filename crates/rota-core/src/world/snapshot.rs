@@ -150,9 +150,9 @@ impl World {
     /// store, or they are not the same registration.
     ///
     /// ```
-    /// # use rota_core::{Component, World, snapshot::{SharedColumns, SnapshotPolicy}};
-    /// # #[derive(Clone)] struct Hp(u32);
-    /// # impl Component for Hp { const NAME: &'static str = "Hp"; const UNIQUE_KEY: Option<&'static str> = Some("doc::Hp"); const SNAPSHOT: SnapshotPolicy<Self> = SnapshotPolicy::CLONE; }
+    /// # use rota::{Component, World};
+    /// use rota::rota_core::snapshot::SharedColumns;
+    /// # #[derive(Component, Clone)] struct Hp(u32);
     /// let mut world = World::new();
     /// let a = world.spawn_with((Hp(10),));
     /// let saved = world.snapshot()?;
@@ -163,7 +163,7 @@ impl World {
     ///     world.shares_columns_with::<Hp>(&saved),
     ///     Some(SharedColumns { index: true, values: false })
     /// );
-    /// # Ok::<(), rota_core::SnapshotError>(())
+    /// # Ok::<(), rota::SnapshotError>(())
     /// ```
     pub fn shares_columns_with<T: Component>(&self, snapshot: &Snapshot) -> Option<SharedColumns> {
         Some(
