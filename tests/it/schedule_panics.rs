@@ -207,6 +207,9 @@ fn a_missing_resource_names_the_system_once() {
     let text = panics.to_string();
     assert_eq!(panics.systems(), ["needs_missing"]);
     assert_eq!(text.matches("needs_missing").count(), 1, "{text}");
-    assert!(text.starts_with("system `needs_missing` reads resource `"), "{text}");
+    assert!(
+        text.starts_with("system `needs_missing` reads resource `"),
+        "{text}"
+    );
     assert!(text.contains("Missing"), "{text}");
 }
