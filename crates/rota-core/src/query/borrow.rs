@@ -64,7 +64,6 @@ pub struct Borrows<'w> {
 
 impl<'w> Borrows<'w> {
     /// Shared borrows of the stores `accesses` name, through `&World` (they may be unsettled).
-    #[inline]
     pub(crate) fn shared(
         world: &'w World,
         accesses: &[Access],
@@ -93,7 +92,6 @@ impl<'w> Borrows<'w> {
 
     /// Borrows the stores named in `accesses` out of `world`: exclusive for writes, shared
     /// otherwise. Settles each of them first. `accesses` must be alias-free.
-    #[inline]
     pub(crate) fn split(
         world: &'w mut World,
         accesses: &[Access],

@@ -56,7 +56,6 @@ pub struct QueryIter<'w, Q: QueryData, F: QueryData = ()> {
 
 impl<'w, Q: QueryData, F: QueryData> QueryIter<'w, Q, F> {
     /// Starts a query over `borrows` (which must hold everything `Q` and `F` access).
-    #[inline]
     pub fn new(mut borrows: Borrows<'w>) -> QueryIter<'w, Q, F> {
         Self::from_borrows(&mut borrows)
     }

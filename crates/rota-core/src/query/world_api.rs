@@ -126,7 +126,6 @@ impl World {
     /// # Panics
     ///
     /// If `Q` aliases a generic component (see [`World::try_query_mut`]).
-    #[inline]
     pub fn query_mut<Q: QueryData>(&mut self) -> QueryIter<'_, Q> {
         self.query_filtered_mut_or_panic::<Q, ()>()
     }
@@ -151,7 +150,6 @@ impl World {
         self.try_query_filtered_mut::<Q, ()>()
     }
 
-    #[inline]
     fn try_query_filtered_mut<Q: QueryData, F: QueryData>(
         &mut self,
     ) -> Result<QueryIter<'_, Q, F>, QueryAliasError> {
@@ -163,7 +161,6 @@ impl World {
 
     /// `try_query_filtered_mut` without the `Result`: the iterator is built in place rather
     /// than moved through one (the moves showed in the #11 profile as `memcpy`).
-    #[inline]
     fn query_filtered_mut_or_panic<Q: QueryData, F: QueryData>(&mut self) -> QueryIter<'_, Q, F> {
         #[allow(clippy::let_unit_value)]
         let () = AliasCheck::<Q, F>::OK;
@@ -175,7 +172,6 @@ impl World {
     }
 
     /// The query over `access` (alias-free), its stores borrowed out of the world.
-    #[inline]
     fn split_query<Q: QueryData, F: QueryData>(
         &mut self,
         access: &[Access],
