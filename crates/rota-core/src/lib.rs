@@ -96,6 +96,7 @@ mod entity;
 mod error;
 pub mod event;
 mod hierarchy;
+mod inline_vec;
 mod prefab;
 pub mod query;
 pub mod snapshot;

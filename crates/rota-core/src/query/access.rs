@@ -51,6 +51,46 @@ pub struct Access {
     pub space: Space,
     /// Read, write or membership.
     pub mode: Mode,
+    /// The store registry's key for the type (0: none), so a query finds its store with one
+    /// array index. A lookup key only (it depends on which type a process met first).
+    #[doc(hidden)]
+    pub registry_key: u32,
+}
+
+/// Where [`QueryData`](super::QueryData) and system parameters append their accesses: a `Vec`
+/// for systems (built once), an inline list for a world-level query (built per query, so it
+/// must not allocate).
+#[doc(hidden)]
+pub trait AccessSink {
+    /// Appends one access.
+    fn push_access(&mut self, access: Access);
+}
+
+impl AccessSink for Vec<Access> {
+    fn push_access(&mut self, access: Access) {
+        self.push(access);
+    }
+}
+
+impl<const N: usize> AccessSink for crate::inline_vec::InlineVec<Access, N> {
+    #[inline]
+    fn push_access(&mut self, access: Access) {
+        self.push(access);
+    }
+}
+
+/// A placeholder for [`InlineVec`](crate::inline_vec::InlineVec)'s empty slots; never an
+/// access anything reads.
+impl Default for Access {
+    fn default() -> Self {
+        Access {
+            type_id: TypeId::of::<()>(),
+            name: "",
+            space: Space::Component,
+            mode: Mode::Membership,
+            registry_key: 0,
+        }
+    }
 }
 
 impl Access {

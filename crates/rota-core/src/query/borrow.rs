@@ -18,9 +18,10 @@ use std::any::{Any, TypeId};
 use super::access::{Access, Mode};
 use crate::component::Component;
 use crate::entity::Entities;
+use crate::inline_vec::InlineVec;
 use crate::store::index::{StoreIndex, ValuesMut, ValuesRef};
 use crate::tick::{ChangeWindow, Tick};
-use crate::world::{AnyValues, ErasedStore, World};
+use crate::world::{AnyValues, ErasedStore, StoreEntry, World};
 
 enum Values<'w> {
     Shared(ValuesRef<'w, AnyValues>),
@@ -73,7 +74,7 @@ impl<'w> Borrows<'w> {
             if columns.iter().any(|c| c.type_id == a.type_id) {
                 continue;
             }
-            if let Some(store) = world.erased_store(a.type_id) {
+            if let Some(store) = world.erased_store_by_key(a.registry_key, a.type_id) {
                 columns.push(Column {
                     type_id: a.type_id,
                     name: a.name,
@@ -96,11 +97,29 @@ impl<'w> Borrows<'w> {
         accesses: &[Access],
         window: ChangeWindow,
     ) -> Borrows<'w> {
-        let mut columns = Vec::with_capacity(accesses.len());
-        for entry in world.stores.iter_mut() {
-            let mut wanted = accesses.iter().filter(|a| a.type_id == entry.type_id);
-            let Some(first) = wanted.next() else { continue };
-            let write = first.writes() || wanted.any(Access::writes);
+        // Each access's store position (one registry index each), merged per store, then
+        // borrowed in registration order by splitting the store list: no walk over the stores
+        // the query does not name.
+        let mut wanted: InlineVec<(usize, bool), 4> = InlineVec::new();
+        for a in accesses {
+            let Some(position) = world.registry_position(a.registry_key, a.type_id) else {
+                continue; // no such store: the query finds nothing
+            };
+            match wanted.iter_mut().find(|(p, _)| *p == position) {
+                Some((_, write)) => *write |= a.writes(),
+                None => wanted.push((position, a.writes())),
+            }
+        }
+        wanted.sort_unstable_by_key(|&(position, _)| position);
+        let mut columns = Vec::with_capacity(wanted.len());
+        let mut rest: &mut [StoreEntry] = &mut world.stores;
+        let mut offset = 0;
+        for &(position, write) in wanted.iter() {
+            let (entry, tail) = std::mem::take(&mut rest)[position - offset..]
+                .split_first_mut()
+                .expect("the registry's positions index World::stores");
+            rest = tail;
+            offset = position + 1;
             columns.push(Column::of(
                 entry.type_id,
                 entry.name,

@@ -11,7 +11,8 @@ use super::column::{
     optional_run, required_run,
 };
 use super::{
-    Access, Borrows, ConstAccess, JoinPlan, Mode, QueryData, ReadOnlyQueryData, Role, Sealed, Space,
+    Access, AccessSink, Borrows, ConstAccess, JoinPlan, Mode, QueryData, ReadOnlyQueryData, Role,
+    Sealed, Space,
 };
 use crate::component::Component;
 use crate::entity::Entity;
@@ -66,6 +67,7 @@ fn access<T: Component>(mode: Mode) -> Access {
         name: T::NAME,
         space: Space::Component,
         mode,
+        registry_key: crate::world::registry_key::<T>(),
     }
 }
 
@@ -111,8 +113,8 @@ macro_rules! leaf_access {
         type Fetch<'w> = $fetch;
         type Access = $of<T>;
         const ACCESS: ConstAccess = leaf::<T>($mode);
-        fn access(out: &mut Vec<Access>) {
-            out.push(access::<T>($mode));
+        fn access(out: &mut impl AccessSink) {
+            out.push_access(access::<T>($mode));
         }
     };
 }
@@ -234,7 +236,7 @@ macro_rules! no_store {
         type Fetch<'w> = ();
         type Access = ();
         const ACCESS: ConstAccess = ConstAccess::List(&[]);
-        fn access(_: &mut Vec<Access>) {}
+        fn access(_: &mut impl AccessSink) {}
         fn init<'w>(_: &mut Borrows<'w>) -> Self::Fetch<'w> {}
         fn plan<'w>(_: &mut Self::Fetch<'w>, _: &mut JoinPlan<'w>) {}
         fn required<'w>(_: &Self::Fetch<'w>, _: &mut Option<StoreIndex<'w>>) {}
@@ -500,7 +502,7 @@ macro_rules! impl_query_tuple {
             type Run<'w> = TupleRun<($($Q::Run<'w>,)+)>;
             type Access = ($($Q::Access,)+);
             const ACCESS: ConstAccess = ConstAccess::List(&[$($Q::ACCESS),+]);
-            fn access(out: &mut Vec<Access>) {
+            fn access(out: &mut impl AccessSink) {
                 $($Q::access(out);)+
             }
             fn init<'w>(b: &mut Borrows<'w>) -> Self::Fetch<'w> {

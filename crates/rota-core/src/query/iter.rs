@@ -57,8 +57,15 @@ pub struct QueryIter<'w, Q: QueryData, F: QueryData = ()> {
 impl<'w, Q: QueryData, F: QueryData> QueryIter<'w, Q, F> {
     /// Starts a query over `borrows` (which must hold everything `Q` and `F` access).
     pub fn new(mut borrows: Borrows<'w>) -> QueryIter<'w, Q, F> {
-        let mut data = Q::init(&mut borrows);
-        let mut filter = F::init(&mut borrows);
+        Self::from_borrows(&mut borrows)
+    }
+
+    /// [`QueryIter::new`] taking what it needs out of `borrows` in place (no move of the
+    /// borrow list).
+    #[inline]
+    pub(crate) fn from_borrows(borrows: &mut Borrows<'w>) -> QueryIter<'w, Q, F> {
+        let mut data = Q::init(borrows);
+        let mut filter = F::init(borrows);
         let mut plan = JoinPlan::new();
         Q::plan(&mut data, &mut plan);
         F::plan(&mut filter, &mut plan);

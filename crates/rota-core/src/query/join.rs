@@ -62,6 +62,8 @@ impl TickTest<'_> {
 /// [`JoinPlan::column`] and read their run offsets with [`JoinPlan::start`].
 #[doc(hidden)]
 pub struct JoinPlan<'w> {
+    /// A `Vec`: an inline array was tried and measured slower (moving it cost more than the
+    /// allocation; docs/benchmarks.md, "Issue #11: the per-query set-up cost").
     columns: Vec<Column<'w>>,
     /// Change filters: they cut runs where an entity's tick leaves the window.
     tests: Vec<TickTest<'w>>,
@@ -77,7 +79,7 @@ pub struct JoinPlan<'w> {
 impl<'w> JoinPlan<'w> {
     pub(crate) fn new() -> JoinPlan<'w> {
         JoinPlan {
-            columns: Vec::new(),
+            columns: Vec::with_capacity(4),
             tests: Vec::new(),
             driver: None,
             run_start: 0,

@@ -31,8 +31,8 @@ use crate::entity::Entity;
 use crate::error::MismatchReason;
 
 pub use access::{
-    Access, ConstAccess, Mode, Space, check_one_commands, check_parameter_aliasing, find_alias,
-    find_alias_between, find_alias_runtime,
+    Access, AccessSink, ConstAccess, Mode, Space, check_one_commands, check_parameter_aliasing,
+    find_alias, find_alias_between, find_alias_runtime,
 };
 pub use borrow::Borrows;
 pub use fetch::{Added, Changed, With, Without};
@@ -85,7 +85,7 @@ pub trait QueryData: Sealed {
     const ACCESS: ConstAccess;
     /// Appends this query's accesses.
     #[doc(hidden)]
-    fn access(out: &mut Vec<Access>);
+    fn access(out: &mut impl AccessSink);
     /// Takes the stores this query needs from `borrows`.
     #[doc(hidden)]
     fn init<'w>(borrows: &mut Borrows<'w>) -> Self::Fetch<'w>;

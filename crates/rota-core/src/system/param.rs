@@ -181,6 +181,7 @@ fn resource_access<R: Resource>(mode: Mode) -> Access {
         name: R::NAME,
         space: Space::Resource,
         mode,
+        registry_key: 0,
     }
 }
 

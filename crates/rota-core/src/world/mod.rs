@@ -21,6 +21,7 @@ use crate::tick::{CHECK_INTERVAL, ChangeWindow, Tick};
 pub(crate) use erased::{AnyValues, ErasedStore, downcast_mut, downcast_ref};
 use membership::Membership;
 use registry::Registry;
+pub(crate) use registry::key as registry_key;
 pub(crate) use resources::Resources;
 
 /// One registered store (rota's plumbing, opaque outside the crate). `World::stores` is a `Vec`
@@ -591,6 +592,24 @@ impl World {
     pub(crate) fn erased_store(&self, type_id: TypeId) -> Option<&dyn ErasedStore> {
         let i = self.registry.position_of(type_id)?;
         Some(&*self.stores[i].store)
+    }
+
+    /// The store of the type whose registry key is `key` and whose id is `type_id` (one array
+    /// index for a keyed type).
+    pub(crate) fn erased_store_by_key(
+        &self,
+        key: u32,
+        type_id: TypeId,
+    ) -> Option<&dyn ErasedStore> {
+        let i = self.registry.position_by_key(key, type_id)?;
+        Some(&*self.stores[i].store)
+    }
+
+    /// The position in `stores` of the type whose registry key is `key` and whose id is
+    /// `type_id`.
+    #[inline]
+    pub(crate) fn registry_position(&self, key: u32, type_id: TypeId) -> Option<usize> {
+        self.registry.position_by_key(key, type_id)
     }
 
     /// Component names in registration order (the order every whole-world walk uses).

@@ -42,6 +42,13 @@ fn assign(cell: &AtomicU32) -> u32 {
     }
 }
 
+/// `T`'s process-wide lookup key (0: none, use the `TypeId`), carried by a query's
+/// [`Access`](crate::query::Access) so borrowing its store is one array index.
+#[inline]
+pub(crate) fn key<T: Component>() -> u32 {
+    T::__registry_cell().map_or(0, number)
+}
+
 /// Finds a component type's position in `World::stores`. Lookup only: never iterated.
 #[derive(Clone, Default)]
 pub(crate) struct Registry {
@@ -65,6 +72,19 @@ impl Registry {
             }
         }
         self.position_of(TypeId::of::<T>())
+    }
+
+    /// The position of the type whose [`key`] is `key` and whose id is `type_id`: one array
+    /// index for a keyed type, the tree search otherwise.
+    #[inline]
+    pub(crate) fn position_by_key(&self, key: u32, type_id: TypeId) -> Option<usize> {
+        if key != 0 && key < DENSE_LIMIT {
+            return match self.by_number.get(key as usize) {
+                Some(&p) if p != 0 => Some(p as usize - 1),
+                _ => None,
+            };
+        }
+        self.position_of(type_id)
     }
 
     /// The position registered for `type_id`, if any (the slow path: a tree search).
