@@ -145,10 +145,11 @@ impl Draws {
             mix(mix(seed.0 ^ purpose as u64) ^ entity.to_bits()) ^ clock.0
         ))
     }
-    fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        mix(self.0)
-    }
+}
+
+/// What the demo draws from a generator: built on the generator's next 64 bits.
+trait Random {
+    fn next_u64(&mut self) -> u64;
     /// Uniform in [0, 1).
     fn unit(&mut self) -> f32 {
         (self.next_u64() >> 40) as f32 / (1u64 << 24) as f32
@@ -161,10 +162,17 @@ impl Draws {
     }
 }
 
+impl Random for Draws {
+    fn next_u64(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        mix(self.0)
+    }
+}
+
 /// xorshift64*: a tiny sequential PRNG, used only to place the initial animals.
 struct Rng(u64);
 
-impl Rng {
+impl Random for Rng {
     fn next_u64(&mut self) -> u64 {
         let mut x = self.0;
         x ^= x >> 12;
@@ -172,16 +180,6 @@ impl Rng {
         x ^= x >> 27;
         self.0 = x;
         x.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-    /// Uniform in [0, 1).
-    fn unit(&mut self) -> f32 {
-        (self.next_u64() >> 40) as f32 / (1u64 << 24) as f32
-    }
-    fn velocity(&mut self, speed: f32) -> Velocity {
-        Velocity {
-            dx: (self.unit() * 2.0 - 1.0) * speed,
-            dy: (self.unit() * 2.0 - 1.0) * speed,
-        }
     }
 }
 

@@ -79,7 +79,7 @@ impl<const N: usize> AccessSink for crate::inline_vec::InlineVec<Access, N> {
     }
 }
 
-/// A placeholder for [`InlineVec`](crate::inline_vec::InlineVec)'s empty slots; never an
+/// A placeholder for the empty slots of an inline access list (`inline_vec.rs`); never an
 /// access anything reads.
 impl Default for Access {
     fn default() -> Self {
