@@ -104,7 +104,7 @@ pub use rota_core::{
 };
 pub use rota_macros::{Component, Event, Resource, Scene, StableHash, SystemParam, system};
 pub use rota_schedule::{
-    AuditReport, ParallelQuery, RunReport, Schedule, ScheduleBuilder, ScheduleError,
+    AuditReport, ParallelQuery, RunReport, Schedule, ScheduleBuilder, ScheduleError, TickError,
 };
 // Inlined so that links in the re-exported items' docs (e.g. to `SplitError`, `PAR_CHUNK`)
 // resolve to pages of this crate: left as plain re-exports, rustdoc resolves them only if the

@@ -12,25 +12,29 @@
 //! * the world's invariants hold, and the next `run` (on any thread count) works.
 //!
 //! `a_panic_leaves_a_consistent_partially_updated_world` checks every line above on 1 thread
-//! and on 4 threads with every batch on the pool.
+//! and on 4 threads with every batch on the pool. `Schedule::run_or_restore` makes the tick all
+//! or nothing instead; `run_or_restore_undoes_the_whole_tick_on_a_panic` compares it with a twin
+//! world that never ran the tick.
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
-use rota::{Commands, Component, Entity, Query, Res, ResMut, Resource, Schedule, World, system};
+use rota::{
+    Commands, Component, Entity, Query, Res, ResMut, Resource, Schedule, StableHash, World, system,
+};
 
-#[derive(Component, Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Component, StableHash, Clone, Copy, Debug, PartialEq, Eq)]
 struct Pos(i64);
 
-#[derive(Component, Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Component, StableHash, Clone, Copy, Debug, PartialEq, Eq)]
 struct Vel(i64);
 
-#[derive(Component, Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Component, StableHash, Clone, Copy, Debug, PartialEq, Eq)]
 struct Stamp(u64);
 
-#[derive(Resource, Clone)]
+#[derive(Resource, StableHash, Clone)]
 struct Armed(bool);
 
-#[derive(Resource, Clone, Default)]
+#[derive(Resource, StableHash, Clone, Default)]
 struct LaterRuns(u32);
 
 /// Entities `half_writer` rewrites before it panics (when armed).
@@ -165,4 +169,116 @@ fn a_panic_leaves_a_consistent_partially_updated_world() {
         assert_eq!(world.len(), 10, "one despawn, two spawns");
         assert_eq!(world.resource::<LaterRuns>().unwrap().0, 1);
     }
+}
+
+/// Everything a test can see of a world: its checksum over every component and resource,
+/// contents in visit order, the tick, a resource, the invariants, and the handles the next two
+/// spawns get (probed, then undone through a snapshot).
+type Fingerprint = (u64, Vec<i64>, Vec<i64>, Vec<u64>, u64, u32, Vec<Entity>);
+
+fn fingerprint(world: &mut World) -> Fingerprint {
+    world.check_invariants().unwrap();
+    let saved = world.snapshot().unwrap();
+    let next = vec![world.spawn_with((Stamp(9),)), world.spawn_with((Stamp(9),))];
+    world.restore(&saved);
+    (
+        world.full_checksum().unwrap(),
+        pos(world),
+        vel(world),
+        stamps(world),
+        world.tick(),
+        world.resource::<LaterRuns>().unwrap().0,
+        next,
+    )
+}
+
+fn full_schedule(threads: usize, inline_below: usize) -> Schedule {
+    Schedule::builder()
+        .add(stamper)
+        .add(half_writer)
+        .add(batch_mate)
+        .add(later)
+        .threads(threads)
+        .inline_below(inline_below)
+        .build()
+        .unwrap()
+}
+
+/// `run_or_restore`: a tick that panics in its second batch — after the first batch's
+/// commands were applied and while a batch-mate wrote and recorded commands — leaves the world
+/// exactly as a twin that never ran the tick; the same tick then runs cleanly and ends where
+/// the twin's plain `run` ends.
+#[test]
+fn run_or_restore_undoes_the_whole_tick_on_a_panic() {
+    for (threads, inline_below) in [(1, usize::MAX), (4, 0)] {
+        let mut schedule = full_schedule(threads, inline_below);
+        let mut twin_schedule = full_schedule(threads, inline_below);
+        let mut world = world();
+        let mut twin = self::world();
+        // A history first: one clean tick each (a despawn frees a slot, spawns reuse it).
+        world.resource_mut::<Armed>().unwrap().0 = false;
+        twin.resource_mut::<Armed>().unwrap().0 = false;
+        let report = schedule.run_or_restore(&mut world).unwrap();
+        assert_eq!(report.ran, twin_schedule.run(&mut twin).ran);
+        assert_eq!(fingerprint(&mut world), fingerprint(&mut twin));
+
+        world.resource_mut::<Armed>().unwrap().0 = true;
+        let err = schedule.run_or_restore(&mut world).unwrap_err();
+        let rota::TickError::Panicked(panics) = err else {
+            panic!("expected a panic, got {err}");
+        };
+        assert_eq!(panics.systems(), ["half_writer"]);
+        assert_eq!(panics.panics[0].message(), Some("half way"));
+        // Back to before the tick: Armed is the only difference from the twin, undo it there.
+        assert!(world.resource::<Armed>().unwrap().0, "restored as armed");
+        twin.resource_mut::<Armed>().unwrap().0 = true;
+        assert_eq!(
+            fingerprint(&mut world),
+            fingerprint(&mut twin),
+            "threads {threads}"
+        );
+
+        // The same tick again, disarmed: the same result as the twin's plain run.
+        world.resource_mut::<Armed>().unwrap().0 = false;
+        twin.resource_mut::<Armed>().unwrap().0 = false;
+        let report = schedule.run_or_restore(&mut world).unwrap();
+        let twin_report = twin_schedule.run(&mut twin);
+        assert_eq!(report.tick, 1);
+        assert_eq!(report.ran, twin_report.ran);
+        assert_eq!(report.commands, twin_report.commands);
+        assert_eq!(
+            fingerprint(&mut world),
+            fingerprint(&mut twin),
+            "threads {threads}"
+        );
+    }
+}
+
+#[derive(Component, Clone)]
+#[component(no_snapshot)]
+struct Handle(u32);
+
+/// A world that cannot be snapshotted runs nothing under `run_or_restore`: a typed error
+/// naming the component, and the world unchanged.
+#[test]
+fn run_or_restore_refuses_a_world_it_cannot_snapshot() {
+    let mut schedule = full_schedule(2, 0);
+    let mut world = world();
+    world.resource_mut::<Armed>().unwrap().0 = false;
+    world.spawn_with((Handle(1),));
+    let before = world.checksum::<(Pos, Vel, Stamp)>();
+    let err = schedule.run_or_restore(&mut world).unwrap_err();
+    assert!(
+        matches!(err, rota::TickError::Snapshot(_)),
+        "expected a snapshot error, got {err:?}"
+    );
+    assert!(err.to_string().contains("Handle"), "{err}");
+    assert_eq!(world.tick(), 0);
+    assert_eq!(world.resource::<LaterRuns>().unwrap().0, 0);
+    assert!(stamps(&world).is_empty());
+    assert_eq!(world.checksum::<(Pos, Vel, Stamp)>(), before);
+    assert_eq!(
+        world.query::<&Handle>().map(|h| h.0).collect::<Vec<_>>(),
+        [1]
+    );
 }

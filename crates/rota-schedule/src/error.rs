@@ -3,6 +3,8 @@
 use std::error::Error as _;
 use std::sync::Arc;
 
+use crate::panic::SystemPanics;
+
 /// Why a schedule could not be built.
 ///
 /// `Debug` prints the same text as `Display` followed by the chain of sources, so that
@@ -105,3 +107,16 @@ impl Eq for ThreadPoolError {}
 
 #[cfg(test)]
 mod tests;
+
+/// Why [`Schedule::run_or_restore`](crate::Schedule::run_or_restore) did not complete a tick.
+/// Either way the world is as it was before the call.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum TickError {
+    /// The world could not be snapshotted before the tick, so nothing ran.
+    #[error("the tick did not run: the world cannot be snapshotted: {0}")]
+    Snapshot(#[from] rota_core::SnapshotError),
+    /// Systems panicked; the world was restored to its state before the tick.
+    #[error("the tick was rolled back: {0}")]
+    Panicked(SystemPanics),
+}

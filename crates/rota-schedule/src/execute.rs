@@ -16,6 +16,7 @@ use rota_core::system::{SystemBorrows, SystemContext, SystemDescriptor};
 use rota_core::{CommandQueue, World};
 
 use crate::Schedule;
+use crate::error::TickError;
 use crate::panic::{SystemPanic, SystemPanics};
 use crate::report::{BatchProfile, RunReport, SystemProfile};
 use crate::system_box::BoxedSystem;
@@ -158,8 +159,79 @@ impl Schedule {
     /// * the panicking batch's commands are dropped, its batch-mates' included;
     /// * later batches do not run, and the world's tick does not advance.
     ///
-    /// The world stays consistent (its invariants hold) and the next `run` works.
+    /// The world stays consistent (its invariants hold) and the next `run` works. For a tick
+    /// that is all or nothing, use [`Schedule::run_or_restore`].
     pub fn run(&mut self, world: &mut World) -> RunReport {
+        match self.try_run(world) {
+            Ok(report) => report,
+            Err(panics) => resume_unwind(Box::new(panics)),
+        }
+    }
+
+    /// Runs one tick all or nothing: as [`Schedule::run`], but if a system panics the world is
+    /// put back exactly as it was before the tick ([`World::restore`] of a snapshot taken
+    /// first) and the panics come back as [`TickError::Panicked`] instead of unwinding.
+    ///
+    /// After an `Err` the world is indistinguishable from the world before the call: the same
+    /// contents and iteration order, the same [`World::full_checksum`], the same handles for
+    /// future spawns, the same tick (so the next call runs the same tick again). State kept
+    /// outside the world (a system's captured variables, a file) is not restored.
+    ///
+    /// Cost: one [`World::snapshot`] per tick. Snapshots share columns copy-on-write, so the
+    /// snapshot itself copies no column, but every store the tick then writes is copied once
+    /// (a `memcpy` for `Copy` components; figures for that deferred cost in
+    /// `docs/benchmarks.md`, "Snapshots"). The snapshot is dropped when the tick succeeds.
+    ///
+    /// # Errors
+    ///
+    /// * [`TickError::Snapshot`] if the world cannot be snapshotted (it holds a component or
+    ///   resource excluded from snapshots); nothing ran and the world is unchanged.
+    /// * [`TickError::Panicked`] naming every system of the batch that panicked, with their
+    ///   payloads; the world was restored.
+    ///
+    /// ```
+    /// use rota::{Schedule, TickError};
+    /// use rota::{system, Component, Query, StableHash, World};
+    ///
+    /// #[derive(Component, StableHash, Clone)]
+    /// struct Hp(i32);
+    ///
+    /// #[system(writes(Hp))]
+    /// fn damage(mut q: Query<&mut Hp>) {
+    ///     for hp in &mut q {
+    ///         hp.0 -= 5;
+    ///         assert!(hp.0 > 0, "an entity died");
+    ///     }
+    /// }
+    ///
+    /// let mut schedule = Schedule::builder().add(damage).build()?;
+    /// let mut world = World::new();
+    /// world.spawn_with((Hp(20),));
+    /// world.spawn_with((Hp(7),));
+    /// let before = world.full_checksum()?;
+    /// # let hook = std::panic::take_hook();
+    /// # std::panic::set_hook(Box::new(|_| {}));
+    /// assert!(schedule.run_or_restore(&mut world).is_ok()); // 15 and 2
+    /// let after_one = world.full_checksum()?;
+    /// assert_ne!(after_one, before);
+    /// let err = schedule.run_or_restore(&mut world).unwrap_err(); // 10, then -3 panics
+    /// # std::panic::set_hook(hook);
+    /// let TickError::Panicked(panics) = err else { unreachable!() };
+    /// assert_eq!(panics.systems(), ["damage"]);
+    /// assert_eq!(world.full_checksum()?, after_one); // the 10 was rolled back too
+    /// assert_eq!(world.tick(), 1);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn run_or_restore(&mut self, world: &mut World) -> Result<RunReport, TickError> {
+        let before = world.snapshot()?;
+        self.try_run(world).map_err(|panics| {
+            world.restore(&before);
+            TickError::Panicked(panics)
+        })
+    }
+
+    /// [`Schedule::run`], returning the panics of a batch instead of unwinding with them.
+    fn try_run(&mut self, world: &mut World) -> Result<RunReport, SystemPanics> {
         let start = Instant::now();
         let tick = world.tick();
         let _span = span!("rota.tick", tick);
@@ -184,8 +256,7 @@ impl Schedule {
             }
             self.run_batch(world, b, tick, &mut report);
             if self.outcomes.iter().any(|o| o.panic.is_some()) {
-                let panics = self.collect_panics(b, tick);
-                resume_unwind(Box::new(panics));
+                return Err(self.collect_panics(b, tick));
             }
             let apply = Instant::now();
             let commands_span = span!("rota.commands", batch = b);
@@ -217,7 +288,7 @@ impl Schedule {
             .collect();
         world.advance_tick();
         report.profile.total = start.elapsed();
-        report
+        Ok(report)
     }
 
     /// Batch `b`'s systems due on `tick`, in plan order.

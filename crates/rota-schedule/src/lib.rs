@@ -23,7 +23,8 @@
 //! * **Panics** in systems reach the caller of [`Schedule::run`] as a [`SystemPanics`] payload
 //!   naming every system of the batch that panicked, each with its original payload. The world
 //!   stays consistent (partially updated: see [`Schedule::run`] for exactly what survives) and
-//!   the next `run` works.
+//!   the next `run` works. [`Schedule::run_or_restore`] makes a tick all or nothing: on a panic
+//!   the world is restored to its state before the tick.
 //! * **Profiles are for reading.** [`RunReport::profile`] holds wall-clock durations per system,
 //!   per batch, in settling and in command application; nothing the schedule decides depends on
 //!   them.
@@ -94,7 +95,7 @@ mod workers;
 use rota_core::system::{IntoSystem, SystemDescriptor, SystemRef, system_ref};
 
 pub use audit::{AuditReport, UnderConstrained};
-pub use error::{ScheduleError, ThreadPoolError};
+pub use error::{ScheduleError, ThreadPoolError, TickError};
 pub use panic::{SystemPanic, SystemPanics};
 pub use par::{PAR_CHUNK, ParChunk, ParallelQuery};
 pub use plan::EdgeReason;
