@@ -180,7 +180,7 @@ impl<'w> JoinPlan<'w> {
                 };
                 // The column agreed on `agreed` entries from `start`, so it has them.
                 let other = &c.entities[start + agreed..];
-                window_end = agreed + common_prefix(&driver[agreed..window_end], other);
+                window_end = agreed + agreeing_prefix(&driver[agreed..window_end], other);
             }
             if !self.tests.is_empty()
                 && let Some(i) =
@@ -313,6 +313,27 @@ pub(crate) fn gallop(entities: &[Entity], from: usize, slot: u32) -> usize {
             }
         }
     }
+}
+
+/// How many leading entities of `driver` the other column `other` holds, in the same places.
+/// Both are stretches of settled columns of one world's stores (strictly ascending by slot, and
+/// a slot held by two stores is the same live entity in both).
+///
+/// **Dense shortcut**, O(1): if `driver`'s slots are consecutive (`last - first + 1 == len`)
+/// and `other` starts and ends the same stretch with the same entities, `other`'s `len` strictly
+/// ascending slots all lie in those `len` slots, so they are exactly the driver's. Stores filled
+/// by the same spawns — the common case — are verified without reading their entity columns.
+/// Otherwise [`common_prefix`] compares them.
+#[inline]
+fn agreeing_prefix(driver: &[Entity], other: &[Entity]) -> usize {
+    if let (Some(first), Some(last)) = (driver.first(), driver.last()) {
+        let len = driver.len();
+        let dense = last.slot().saturating_sub(first.slot()) as usize == len - 1;
+        if dense && other.len() >= len && other[0] == *first && other[len - 1] == *last {
+            return len;
+        }
+    }
+    common_prefix(driver, other)
 }
 
 /// How many leading entities `a` and `b` share. Compares 32 at a time with an OR of XORs
