@@ -9,6 +9,7 @@
 
 use std::any::Any;
 use std::panic::{AssertUnwindSafe, catch_unwind, resume_unwind};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
@@ -91,16 +92,65 @@ fn run_parallel<'s, 'w>(
     outcomes: &mut Vec<Outcome>,
 ) {
     outcomes.resize_with(count, Outcome::default);
+    let rendezvous = Rendezvous::new(count);
+    let rendezvous = &rendezvous;
     pool.in_place_scope(|scope| {
         let mut pairs = jobs.zip(outcomes.iter_mut());
         let first = pairs.next();
         for (job, out) in pairs {
-            scope.spawn(move |_| *out = run_job(job, workers));
+            scope.spawn(move |_| {
+                *out = run_job(job, workers);
+                rendezvous.arrive_and_wait();
+            });
         }
         if let Some((job, out)) = first {
             *out = run_job(job, workers);
+            rendezvous.arrive_and_wait();
         }
     });
+}
+
+/// How long a thread that finished its part of a batch waits, awake, for the others.
+const RENDEZVOUS_SPIN: Duration = Duration::from_micros(100);
+
+/// The end of a parallel batch, where the threads wait for each other **awake** for a short
+/// while before handing back to rayon.
+///
+/// Why: a thread that is idle when the next batch (or the end of this one) arrives must be
+/// woken, and waking an idle thread took 25–110 µs per batch on the 2-core VM this was measured
+/// on (the batch's wall time minus its longest system, in `RunProfile`) — 13% of a `two_chains`
+/// tick. Waiting awake, the threads leave a batch together: the calling thread sees the others
+/// finish at once, and the workers are still awake when the next batch is handed out a few
+/// microseconds later. The wait is bounded ([`RENDEZVOUS_SPIN`], after which the thread falls
+/// back to rayon's own wait, which sleeps), so a batch whose systems differ by more than that
+/// costs at most that much spinning per thread, and a thread waiting for a descheduled one
+/// gives its core back. The bound also rules out a deadlock if the pool ever ran a batch's jobs
+/// one after another on one thread. Timing decides only who waits, never what runs: results
+/// are unchanged. Measured: `docs/benchmarks.md`, "The rendezvous at the end of a batch".
+struct Rendezvous {
+    pending: AtomicUsize,
+}
+
+impl Rendezvous {
+    fn new(count: usize) -> Rendezvous {
+        Rendezvous {
+            pending: AtomicUsize::new(count),
+        }
+    }
+
+    /// Marks this thread's part done and waits (spinning, bounded) until every part is.
+    fn arrive_and_wait(&self) {
+        if self.pending.fetch_sub(1, Ordering::AcqRel) == 1 {
+            return;
+        }
+        let start = Instant::now();
+        while self.pending.load(Ordering::Acquire) > 0 {
+            if start.elapsed() > RENDEZVOUS_SPIN {
+                return;
+            }
+            std::hint::spin_loop();
+        }
+    }
 }
 
 /// Settles every unsettled store of `world`: on the calling thread alone when the schedule has
@@ -369,3 +419,6 @@ impl Schedule {
         SystemPanics { panics }
     }
 }
+
+#[cfg(test)]
+mod tests;
