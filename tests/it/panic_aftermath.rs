@@ -101,15 +101,7 @@ fn stamps(world: &World) -> Vec<u64> {
 #[test]
 fn a_panic_leaves_a_consistent_partially_updated_world() {
     for (threads, inline_below) in [(1, usize::MAX), (4, 0)] {
-        let mut schedule = Schedule::builder()
-            .add(stamper)
-            .add(half_writer)
-            .add(batch_mate)
-            .add(later)
-            .threads(threads)
-            .inline_below(inline_below)
-            .build()
-            .unwrap();
+        let mut schedule = full_schedule(threads, inline_below);
         assert_eq!(
             schedule.batches(),
             [
