@@ -225,7 +225,8 @@ impl Schedule {
     /// After an `Err` the world is indistinguishable from the world before the call: the same
     /// contents and iteration order, the same [`World::full_checksum`], the same handles for
     /// future spawns, the same tick (so the next call runs the same tick again). State kept
-    /// outside the world (a system's captured variables, a file) is not restored.
+    /// outside the world is not restored: a system's `Local<T>` (it lives in the schedule),
+    /// what a closure captured, a file.
     ///
     /// Cost: one [`World::snapshot`] per tick. Snapshots share columns copy-on-write, so the
     /// snapshot itself copies no column, but every store the tick then writes is copied once
