@@ -78,6 +78,11 @@ pub fn mutants(args: &[String]) -> ExitCode {
         .position(|a| a == "--output" || a == "-o")
         .and_then(|i| extra.get(i + 1))
         .map_or_else(|| root.join("target/mutants"), |dir| root.join(dir));
+    // cargo-mutants creates `mutants.out` but not the directories above it.
+    if let Err(e) = std::fs::create_dir_all(&out) {
+        eprintln!("xtask mutants: could not create {} ({e})", out.display());
+        return ExitCode::FAILURE;
+    }
     let mut cmd = Command::new(env!("CARGO"));
     cmd.args(["mutants", "--no-shuffle"]);
     if in_place {
