@@ -24,7 +24,7 @@ fn config() -> ProptestConfig {
         cases: crate::cases(256),
         // A failing 1000-op case needs more than the default 1024 shrink steps to get short
         // (each step past the first failure is cheap: the model stops at the failing step).
-        max_shrink_iters: 1 << 15,
+        max_shrink_iters: crate::shrink_iters(1 << 15),
         max_shrink_time: 120_000,
         ..ProptestConfig::default()
     }
