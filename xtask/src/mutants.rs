@@ -1,6 +1,8 @@
-//! `cargo xtask mutants [--jobs N | --in-place] [-- <cargo-mutants args>]`: mutation testing of
-//! the code whose bugs matter most (rota-core's stores, allocator, commands and checksum;
-//! rota-schedule's planner and executor) against the fast test subset, then a score.
+//! `cargo xtask mutants [--jobs N | --in-place] [--with-unit-tests] [-- <cargo-mutants args>]`:
+//! mutation testing of the code whose bugs matter most (rota-core's stores, allocator, commands
+//! and checksum; rota-schedule's planner and executor) against the fast test subset (the `it`
+//! binary; with `--with-unit-tests`, also rota-core's and rota-schedule's unit tests), then a
+//! score.
 //!
 //! Needs `cargo install cargo-mutants`. By default it tests two mutants at a time, each in its
 //! own copy of the tree (`--jobs 2`): a mutant's incremental rebuild is almost all
@@ -50,8 +52,8 @@ const DEFAULT_JOBS: &str = "2";
 
 /// Runs cargo-mutants over [`FILES`] with the fast test subset, then prints the score.
 ///
-/// `args` are this command's own options (`--jobs N`, `--in-place`), then, after `--`, the
-/// arguments passed through to cargo-mutants.
+/// `args` are this command's own options (`--jobs N`, `--in-place`, `--with-unit-tests`), then,
+/// after `--`, the arguments passed through to cargo-mutants.
 pub fn mutants(args: &[String]) -> ExitCode {
     let (own, extra) = match args.iter().position(|a| a == "--") {
         Some(i) => (&args[..i], &args[i + 1..]),
@@ -59,10 +61,12 @@ pub fn mutants(args: &[String]) -> ExitCode {
     };
     let mut jobs = DEFAULT_JOBS.to_string();
     let mut in_place = false;
+    let mut unit_tests = false;
     let mut own = own.iter();
     while let Some(arg) = own.next() {
         match arg.as_str() {
             "--in-place" => in_place = true,
+            "--with-unit-tests" => unit_tests = true,
             "--jobs" => match own.next() {
                 Some(n) if n.parse::<u32>().is_ok_and(|n| n > 0) => jobs = n.clone(),
                 _ => {
@@ -100,8 +104,19 @@ pub fn mutants(args: &[String]) -> ExitCode {
         cmd.args(["--jobs", &jobs]);
     }
     cmd.args(["--package", "rota-core", "--package", "rota-schedule"])
-        .args(["--test-package", "rota"])
-        .args(["--timeout", TEST_TIMEOUT_SECONDS])
+        .args(["--test-package", "rota"]);
+    if unit_tests {
+        // The mutated crates' own unit tests (`store/tests.rs`, `entity/tests.rs`,
+        // `plan/tests.rs`...): each mutant then also rebuilds rota-core's or rota-schedule's
+        // test harness.
+        cmd.args([
+            "--test-package",
+            "rota-core",
+            "--test-package",
+            "rota-schedule",
+        ]);
+    }
+    cmd.args(["--timeout", TEST_TIMEOUT_SECONDS])
         .args(["--build-timeout", BUILD_TIMEOUT_SECONDS]);
     if !extra.iter().any(|a| a == "--output" || a == "-o") {
         cmd.arg("--output").arg(&out);
@@ -111,9 +126,11 @@ pub fn mutants(args: &[String]) -> ExitCode {
     }
     // The fast subset: the `it` binary (trybuild lives in the rota-ui package), with few
     // proptest cases; a mutant the models miss at 16 cases is worth a look anyway.
-    cmd.args(extra)
-        .args(["--", "--test", "it"])
-        .env("PROPTEST_CASES", "16")
+    cmd.args(extra).args(["--", "--test", "it"]);
+    if unit_tests {
+        cmd.arg("--lib");
+    }
+    cmd.env("PROPTEST_CASES", "16")
         // A mutant is caught by the first failing case: shrinking it only costs time (up to
         // 90 s a mutant; `tests/it/main.rs`'s `shrink_iters` passes this to the models).
         .env("PROPTEST_MAX_SHRINK_ITERS", "0")
