@@ -125,12 +125,16 @@ pub fn mutants(args: &[String]) -> ExitCode {
         cmd.args(["--file", file]);
     }
     // The fast subset: the `it` binary (trybuild lives in the rota-ui package), with few
-    // proptest cases; a mutant the models miss at 16 cases is worth a look anyway.
-    cmd.args(extra).args(["--", "--test", "it"]);
+    // proptest cases; a mutant the models miss at 16 cases is worth a look anyway. Given as
+    // `--cargo-arg`, not after `--`: cargo-mutants passes trailing arguments to `cargo test`
+    // only, so its build phase (`cargo test --no-run --package rota`) built every example and
+    // the facade's own test harness for each mutant too.
+    cmd.args(["--cargo-arg", "--test=it"]);
     if unit_tests {
-        cmd.arg("--lib");
+        cmd.args(["--cargo-arg", "--lib"]);
     }
-    cmd.env("PROPTEST_CASES", "16")
+    cmd.args(extra)
+        .env("PROPTEST_CASES", "16")
         // A mutant is caught by the first failing case: shrinking it only costs time (up to
         // 90 s a mutant; `tests/it/main.rs`'s `shrink_iters` passes this to the models).
         .env("PROPTEST_MAX_SHRINK_ITERS", "0")
