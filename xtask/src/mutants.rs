@@ -96,7 +96,12 @@ pub fn mutants(args: &[String]) -> ExitCode {
         return ExitCode::FAILURE;
     }
     let mut cmd = address_space_capped(env!("CARGO"));
-    cmd.args(["mutants", "--no-shuffle"]);
+    cmd.arg("mutants");
+    // Source order by default, so a run's log reads file by file; `-- --shuffle` instead makes
+    // any prefix of the run a uniform sample of every file (for a run that may be cut short).
+    if !extra.iter().any(|a| a == "--shuffle") {
+        cmd.arg("--no-shuffle");
+    }
     if in_place {
         // One mutant at a time (cargo-mutants refuses `--jobs` with `--in-place`).
         cmd.arg("--in-place");
