@@ -10,6 +10,8 @@
 //! * `store_iteration_is_history_independent` and `store_iter_is_ascending_after_churn` — the
 //!   ordering contract: same contents, same iteration, whatever the history.
 //! * `join_matches_oracle_intersection` — `rota::join` against a `BTreeMap` intersection.
+//! * `handle_bits_and_text_are_the_documented_forms`, `far_apart_slots_keep_their_own_pages` —
+//!   the documented encodings of a handle, and sparse pages up to the highest slot.
 
 use std::collections::{BTreeMap, VecDeque};
 use std::fmt;
@@ -944,4 +946,40 @@ proptest! {
     ) {
         run_join(&spec, &ops_a, &ops_b, settle)?;
     }
+}
+
+// ------------------------------------------------------------------------------------------------
+// 5. Documented forms: handle encodings, far-apart slots
+// ------------------------------------------------------------------------------------------------
+
+/// `Entity::to_bits` is documented as `generation << 32 | slot` (a wire format), `Display` and
+/// `Debug` as `{slot}v{generation}` (what error messages print), and `Display` honours a width.
+#[test]
+fn handle_bits_and_text_are_the_documented_forms() {
+    let e = handle(0xDEAD, 0xBEEF);
+    assert_eq!(e.to_bits(), 0x0000_BEEF_0000_DEAD);
+    assert_eq!(Entity::from_bits(e.to_bits()), e);
+    assert_eq!(e.to_string(), "57005v48879");
+    assert_eq!(format!("{e:?}"), "57005v48879");
+    assert_eq!(format!("{e:>12}|{e:<12}|"), " 57005v48879|57005v48879 |");
+}
+
+/// Slots whose sparse pages are far apart (page numbers from 0 to 2^20 - 1) each keep their own
+/// page: every value is found under its own handle, iteration ascends, and the store holds one
+/// sparse page per 4096-slot range touched (`Store::sparse_pages`'s documented cost).
+#[test]
+fn far_apart_slots_keep_their_own_pages() {
+    let slots = [0, 1, 4095, 4096, 1 << 20, (1 << 20) + 1, u32::MAX - 1];
+    let mut store = Store::new();
+    for (i, &slot) in slots.iter().enumerate() {
+        assert_eq!(store.insert(handle(slot, 0), i), None, "slot {slot}");
+    }
+    for (i, &slot) in slots.iter().enumerate() {
+        assert_eq!(store.get(handle(slot, 0)), Some(&i), "slot {slot}");
+    }
+    let order: Vec<u32> = store.iter().map(|(e, _)| e.slot()).collect();
+    assert_eq!(order, slots);
+    // Pages 0 (slots 0, 1, 4095), 1 (4096), 256 (2^20, 2^20 + 1) and 2^20 - 1 (u32::MAX - 1).
+    assert_eq!(store.sparse_pages(), 4);
+    store.check_invariants().unwrap();
 }
