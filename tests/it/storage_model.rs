@@ -6,7 +6,9 @@
 //!
 //! * `entities_match_oracle` — spawn / despawn (of any handle ever issued, so stale and double
 //!   despawns) / despawn of foreign handles, with generation retirement and slot exhaustion.
-//! * `store_matches_oracle` — insert / try_insert / remove / get_mut / clear / settle / iter_mut.
+//! * `store_matches_oracle` — insert / try_insert / remove / get_mut / clear / settle / iter_mut,
+//!   and after every step the dense columns (`dense_entities`, `dense_values`, the dense ticks)
+//!   parallel to each other.
 //! * `store_iteration_is_history_independent` and `store_iter_is_ascending_after_churn` — the
 //!   ordering contract: same contents, same iteration, whatever the history.
 //! * `join_matches_oracle_intersection` — `rota::join` against a `BTreeMap` intersection.
@@ -570,6 +572,36 @@ fn check_store<O: fmt::Debug>(
     let mut unordered: Vec<(Entity, u64)> = store.iter_unordered().map(|(e, v)| (e, *v)).collect();
     unordered.sort_by_key(|&(e, _)| e.slot());
     prop_assert_eq!(&unordered, &want, "{}: iter_unordered() as a set", ctx);
+    // The dense columns are parallel: entry `i` of each belongs to `dense_entities()[i]`.
+    let entities = store.dense_entities();
+    let (values, added, changed) = (
+        store.dense_values(),
+        store.dense_added_ticks(),
+        store.dense_changed_ticks(),
+    );
+    prop_assert_eq!(
+        (values.len(), added.len(), changed.len()),
+        (entities.len(), entities.len(), entities.len()),
+        "{}: dense column lengths",
+        ctx
+    );
+    for (i, &e) in entities.iter().enumerate() {
+        prop_assert_eq!(store.dense_index(e), Some(i), "{}: dense_index({})", ctx, e);
+        prop_assert_eq!(
+            store.get(e),
+            Some(&values[i]),
+            "{}: dense_values[{}]",
+            ctx,
+            i
+        );
+        prop_assert_eq!(
+            store.ticks(e).map(|t| (t.added, t.changed)),
+            Some((added[i], changed[i])),
+            "{}: dense ticks[{}]",
+            ctx,
+            i
+        );
+    }
     prop_assert_eq!(
         store.check_invariants(),
         Ok(()),
