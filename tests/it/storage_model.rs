@@ -8,7 +8,7 @@
 //!   despawns) / despawn of foreign handles, with generation retirement and slot exhaustion.
 //! * `store_matches_oracle` — insert / try_insert / remove / get_mut / clear / settle / iter_mut,
 //!   and after every step the dense columns (`dense_entities`, `dense_values`, the dense ticks)
-//!   parallel to each other.
+//!   parallel to each other, and `clone`/`clone_from` copying the contents.
 //! * `store_iteration_is_history_independent` and `store_iter_is_ascending_after_churn` — the
 //!   ordering contract: same contents, same iteration, whatever the history.
 //! * `join_matches_oracle_intersection` — `rota::join` against a `BTreeMap` intersection.
@@ -572,6 +572,23 @@ fn check_store<O: fmt::Debug>(
     let mut unordered: Vec<(Entity, u64)> = store.iter_unordered().map(|(e, v)| (e, *v)).collect();
     unordered.sort_by_key(|&(e, _)| e.slot());
     prop_assert_eq!(&unordered, &want, "{}: iter_unordered() as a set", ctx);
+    // `clone` and `clone_from` (into a store holding something else) copy the contents.
+    let mut copy = store.clone();
+    prop_assert_eq!(
+        copy.iter().map(|(e, v)| (e, *v)).collect::<Vec<_>>(),
+        want.clone(),
+        "{}: clone",
+        ctx
+    );
+    copy.clear();
+    copy.insert(handles[0], u64::MAX);
+    copy.clone_from(store);
+    prop_assert_eq!(
+        copy.iter().map(|(e, v)| (e, *v)).collect::<Vec<_>>(),
+        want.clone(),
+        "{}: clone_from",
+        ctx
+    );
     // The dense columns are parallel: entry `i` of each belongs to `dense_entities()[i]`.
     let entities = store.dense_entities();
     let (values, added, changed) = (
