@@ -232,6 +232,13 @@ fn a_store_no_write_touched_is_skipped_whole() {
     // The high-water mark of `Val` predates the window: nothing matches, and the mark says so.
     let val = world.store::<Val>().unwrap();
     assert!(!val.last_changed().is_newer_than(since, world.change_tick()));
+    // The store the write touched has its mark at that write.
+    let other = world.store::<Other>().unwrap();
+    assert!(
+        other
+            .last_changed()
+            .is_newer_than(since, world.change_tick())
+    );
     assert_eq!(world.query_since::<Entity, Changed<Val>>(since).count(), 0);
     assert_eq!(
         world.query_since::<Entity, Changed<Other>>(since).count(),

@@ -379,6 +379,31 @@ fn three_cycle_is_named_in_edge_order() {
 }
 
 #[test]
+fn a_cycle_is_named_without_the_system_leading_into_it() {
+    // `a` runs first and `b` follows it, but only `b` and `c` are on the cycle: the walk back
+    // from `b` must not step to `a`, its first-declared predecessor, which Kahn did order.
+    #[system]
+    fn a() {}
+    #[system(after(a, c))]
+    fn b() {}
+    #[system(after(b))]
+    fn c() {}
+
+    let err = Schedule::builder()
+        .add(a)
+        .add(b)
+        .add(c)
+        .build()
+        .unwrap_err();
+    assert_eq!(
+        err,
+        ScheduleError::Cycle {
+            systems: vec!["b", "c", "b"]
+        }
+    );
+}
+
+#[test]
 fn two_cycle_and_self_cycle() {
     #[system(after(pong))]
     fn ping() {}

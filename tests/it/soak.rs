@@ -682,7 +682,7 @@ fn round(seed: u64, cases: u32) -> Result<(), String> {
         cases,
         failure_persistence: None,
         max_shrink_time: 120_000,
-        max_shrink_iters: 10_000,
+        max_shrink_iters: crate::shrink_iters(10_000),
         ..Config::default()
     };
     let rng = TestRng::from_seed(RngAlgorithm::ChaCha, &seed_bytes(seed));

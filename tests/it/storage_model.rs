@@ -6,10 +6,14 @@
 //!
 //! * `entities_match_oracle` — spawn / despawn (of any handle ever issued, so stale and double
 //!   despawns) / despawn of foreign handles, with generation retirement and slot exhaustion.
-//! * `store_matches_oracle` — insert / try_insert / remove / get_mut / clear / settle / iter_mut.
+//! * `store_matches_oracle` — insert / try_insert / remove / get_mut / clear / settle / iter_mut,
+//!   and after every step the dense columns (`dense_entities`, `dense_values`, the dense ticks)
+//!   parallel to each other, and `clone`/`clone_from` copying the contents.
 //! * `store_iteration_is_history_independent` and `store_iter_is_ascending_after_churn` — the
 //!   ordering contract: same contents, same iteration, whatever the history.
 //! * `join_matches_oracle_intersection` — `rota::join` against a `BTreeMap` intersection.
+//! * `handle_bits_and_text_are_the_documented_forms`, `far_apart_slots_keep_their_own_pages` —
+//!   the documented encodings of a handle, and sparse pages up to the highest slot.
 
 use std::collections::{BTreeMap, VecDeque};
 use std::fmt;
@@ -24,7 +28,7 @@ fn config() -> ProptestConfig {
         cases: crate::cases(256),
         // A failing 1000-op case needs more than the default 1024 shrink steps to get short
         // (each step past the first failure is cheap: the model stops at the failing step).
-        max_shrink_iters: 1 << 15,
+        max_shrink_iters: crate::shrink_iters(1 << 15),
         max_shrink_time: 120_000,
         ..ProptestConfig::default()
     }
@@ -568,6 +572,53 @@ fn check_store<O: fmt::Debug>(
     let mut unordered: Vec<(Entity, u64)> = store.iter_unordered().map(|(e, v)| (e, *v)).collect();
     unordered.sort_by_key(|&(e, _)| e.slot());
     prop_assert_eq!(&unordered, &want, "{}: iter_unordered() as a set", ctx);
+    // `clone` and `clone_from` (into a store holding something else) copy the contents.
+    let mut copy = store.clone();
+    prop_assert_eq!(
+        copy.iter().map(|(e, v)| (e, *v)).collect::<Vec<_>>(),
+        want.clone(),
+        "{}: clone",
+        ctx
+    );
+    copy.clear();
+    copy.insert(handles[0], u64::MAX);
+    copy.clone_from(store);
+    prop_assert_eq!(
+        copy.iter().map(|(e, v)| (e, *v)).collect::<Vec<_>>(),
+        want.clone(),
+        "{}: clone_from",
+        ctx
+    );
+    // The dense columns are parallel: entry `i` of each belongs to `dense_entities()[i]`.
+    let entities = store.dense_entities();
+    let (values, added, changed) = (
+        store.dense_values(),
+        store.dense_added_ticks(),
+        store.dense_changed_ticks(),
+    );
+    prop_assert_eq!(
+        (values.len(), added.len(), changed.len()),
+        (entities.len(), entities.len(), entities.len()),
+        "{}: dense column lengths",
+        ctx
+    );
+    for (i, &e) in entities.iter().enumerate() {
+        prop_assert_eq!(store.dense_index(e), Some(i), "{}: dense_index({})", ctx, e);
+        prop_assert_eq!(
+            store.get(e),
+            Some(&values[i]),
+            "{}: dense_values[{}]",
+            ctx,
+            i
+        );
+        prop_assert_eq!(
+            store.ticks(e).map(|t| (t.added, t.changed)),
+            Some((added[i], changed[i])),
+            "{}: dense ticks[{}]",
+            ctx,
+            i
+        );
+    }
     prop_assert_eq!(
         store.check_invariants(),
         Ok(()),
@@ -944,4 +995,40 @@ proptest! {
     ) {
         run_join(&spec, &ops_a, &ops_b, settle)?;
     }
+}
+
+// ------------------------------------------------------------------------------------------------
+// 5. Documented forms: handle encodings, far-apart slots
+// ------------------------------------------------------------------------------------------------
+
+/// `Entity::to_bits` is documented as `generation << 32 | slot` (a wire format), `Display` and
+/// `Debug` as `{slot}v{generation}` (what error messages print), and `Display` honours a width.
+#[test]
+fn handle_bits_and_text_are_the_documented_forms() {
+    let e = handle(0xDEAD, 0xBEEF);
+    assert_eq!(e.to_bits(), 0x0000_BEEF_0000_DEAD);
+    assert_eq!(Entity::from_bits(e.to_bits()), e);
+    assert_eq!(e.to_string(), "57005v48879");
+    assert_eq!(format!("{e:?}"), "57005v48879");
+    assert_eq!(format!("{e:>12}|{e:<12}|"), " 57005v48879|57005v48879 |");
+}
+
+/// Slots whose sparse pages are far apart (page numbers from 0 to 2^20 - 1) each keep their own
+/// page: every value is found under its own handle, iteration ascends, and the store holds one
+/// sparse page per 4096-slot range touched (`Store::sparse_pages`'s documented cost).
+#[test]
+fn far_apart_slots_keep_their_own_pages() {
+    let slots = [0, 1, 4095, 4096, 1 << 20, (1 << 20) + 1, u32::MAX - 1];
+    let mut store = Store::new();
+    for (i, &slot) in slots.iter().enumerate() {
+        assert_eq!(store.insert(handle(slot, 0), i), None, "slot {slot}");
+    }
+    for (i, &slot) in slots.iter().enumerate() {
+        assert_eq!(store.get(handle(slot, 0)), Some(&i), "slot {slot}");
+    }
+    let order: Vec<u32> = store.iter().map(|(e, _)| e.slot()).collect();
+    assert_eq!(order, slots);
+    // Pages 0 (slots 0, 1, 4095), 1 (4096), 256 (2^20, 2^20 + 1) and 2^20 - 1 (u32::MAX - 1).
+    assert_eq!(store.sparse_pages(), 4);
+    store.check_invariants().unwrap();
 }

@@ -1157,7 +1157,7 @@ fn config() -> ProptestConfig {
     ProptestConfig {
         cases: crate::cases(256),
         // A failing long case needs more than the default shrink budget to get short.
-        max_shrink_iters: 1 << 14,
+        max_shrink_iters: crate::shrink_iters(1 << 14),
         max_shrink_time: 120_000,
         ..ProptestConfig::default()
     }

@@ -9,8 +9,9 @@
 //!   intra-doc link rendered on the `rota` facade's pages (`doc_check.rs`).
 //! * `cargo xtask soak --minutes N [--seed S]` — the random-ops soak against the oracle
 //!   (`soak.rs`, `tests/it/soak.rs`).
-//! * `cargo xtask mutants [-- <cargo-mutants args>]` — mutation testing of the core files
-//!   against the fast test subset (`mutants.rs`; slow, not in CI).
+//! * `cargo xtask mutants [--jobs N | --in-place] [--with-unit-tests] [-- <cargo-mutants args>]`
+//!   — mutation testing of the core files against the fast test subset (`mutants.rs`; slow,
+//!   not in CI).
 
 mod doc_check;
 mod mutants;
@@ -26,11 +27,7 @@ fn main() -> ExitCode {
         Some("bench") => bench(&args[1..]),
         Some("doc-check") => doc_check::run(&workspace_root()),
         Some("soak") => soak::soak(&args[1..]),
-        Some("mutants") => mutants::mutants(
-            args[1..]
-                .strip_prefix(&["--".to_string()])
-                .unwrap_or(&args[1..]),
-        ),
+        Some("mutants") => mutants::mutants(&args[1..]),
         Some("help") | Some("--help") | Some("-h") | None => {
             print_help();
             ExitCode::SUCCESS
@@ -45,7 +42,7 @@ fn main() -> ExitCode {
 
 fn print_help() {
     println!(
-        "usage: cargo xtask <command>\n\ncommands:\n  ci                 run .ci/run (fmt, clippy, tests, doc tests, examples)\n  compile-cost       cargo check cost of 200 #[system]s vs 200 plain functions\n  bench [--quick]    peer benchmarks (benches/peers) -> target/bench-report/\n  doc-check          cargo doc -D warnings + no unresolved links on rota's pages\n  soak --minutes N [--seed S]  random ops vs the oracle, with schedule ticks\n  mutants [-- ARGS]  cargo-mutants on the core files (slow; see docs/testing.md)"
+        "usage: cargo xtask <command>\n\ncommands:\n  ci                 run .ci/run (fmt, clippy, tests, doc tests, examples)\n  compile-cost       cargo check cost of 200 #[system]s vs 200 plain functions\n  bench [--quick]    peer benchmarks (benches/peers) -> target/bench-report/\n  doc-check          cargo doc -D warnings + no unresolved links on rota's pages\n  soak --minutes N [--seed S]  random ops vs the oracle, with schedule ticks\n  mutants [--jobs N | --in-place] [--with-unit-tests] [-- ARGS]  cargo-mutants on the core files (slow; see docs/testing.md)"
     );
 }
 
