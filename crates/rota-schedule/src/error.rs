@@ -105,9 +105,6 @@ impl PartialEq for ThreadPoolError {
 
 impl Eq for ThreadPoolError {}
 
-#[cfg(test)]
-mod tests;
-
 /// Why [`Schedule::run_or_restore`](crate::Schedule::run_or_restore) did not complete a tick.
 /// Either way the world is as it was before the call.
 #[derive(Debug, thiserror::Error)]
@@ -120,3 +117,6 @@ pub enum TickError {
     #[error("the tick was rolled back: {0}")]
     Panicked(SystemPanics),
 }
+
+#[cfg(test)]
+mod tests;
