@@ -14,6 +14,8 @@
 //! * `checksum_matches_an_independent_encoding` — pins the byte encoding, recomputed here from
 //!   the documented layout with a bare `StableHasher`; `primitive_encodings_are_pinned` does the
 //!   same for every `StableHash` impl (added for the survivors of the first mutation run).
+//! * `hierarchy_values_are_covered` — `ChildOf`/`Children` in a checksum list hash the entities
+//!   they name (added for the survivors of the second mutation run).
 //! * `any_single_edit_changes_the_checksum` (proptest) — random worlds (holes, reused slots,
 //!   unsettled stores, a tag, a string component) and a random single edit.
 //! * `equal_contents_from_different_histories_hash_alike` (proptest) — the other direction:
@@ -25,7 +27,7 @@
 
 use proptest::collection::vec;
 use proptest::prelude::*;
-use rota::{Component, Entity, Resource, StableHash, StableHasher, World};
+use rota::{ChildOf, Children, Component, Entity, Resource, StableHash, StableHasher, World};
 
 // ---------------------------------------------------------------------------------------------
 // Components and the checksum set
@@ -634,6 +636,33 @@ fn primitive_encodings_are_pinned() {
     );
     // FNV-1a itself: the published 64-bit test vector for "a".
     assert_eq!(bytes(&[b"a"]), 0xaf63_dc4c_8601_ec8c);
+}
+
+/// `ChildOf` and `Children` listed in a checksum are hashed by the entities they name, not only
+/// by the slots holding them: in each pair of worlds below the listed store has one value at the
+/// same slot, and only that value differs.
+#[test]
+fn hierarchy_values_are_covered() {
+    // Three entities; the last one a child of `parent`.
+    let third_under = |parent: usize| {
+        let mut world = World::new();
+        let e: Vec<Entity> = (0..3).map(|_| world.spawn()).collect();
+        world.set_parent(e[2], e[parent]).unwrap();
+        world
+    };
+    let (a, b) = (third_under(0), third_under(1));
+    assert_eq!(a.checksum::<()>(), b.checksum::<()>());
+    assert_ne!(a.checksum::<(ChildOf,)>(), b.checksum::<(ChildOf,)>());
+    // Three entities; `child` the only child of the first.
+    let only_child = |child: usize| {
+        let mut world = World::new();
+        let e: Vec<Entity> = (0..3).map(|_| world.spawn()).collect();
+        world.set_parent(e[child], e[0]).unwrap();
+        world
+    };
+    let (a, b) = (only_child(1), only_child(2));
+    assert_eq!(a.checksum::<()>(), b.checksum::<()>());
+    assert_ne!(a.checksum::<(Children,)>(), b.checksum::<(Children,)>());
 }
 
 #[test]
