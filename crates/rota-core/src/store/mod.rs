@@ -21,8 +21,8 @@
 //!   iterates as a plain slice walk; an unsettled one, seen through `&self`, falls back to a walk
 //!   over the sparse pages (cost ∝ highest slot, still ascending). Anything holding `&mut`
 //!   ([`Store::iter_mut`], [`Store::settle`], and the `World` at its sync points) settles first: a
-//!   sort that only sorts the k displaced elements and merges them into the ascending rest:
-//!   O(n + k log k), with sequential moves only. Removing every element in ascending order (the `add_remove` benchmark pattern)
+//!   sort that only sorts the k displaced elements and merges them into the ascending rest,
+//!   in place (`merge.rs`: block swaps, no column reallocated): O(n + k log k). Removing every element in ascending order (the `add_remove` benchmark pattern)
 //!   stays O(1) per removal: swap-removes only flag the disorder, and an emptied store is sorted.
 //!
 //! * **Two copy-on-write halves**: the columns live in two halves, split by who writes them:
@@ -54,6 +54,7 @@
 //! `docs/benchmarks.md`, "Ordered iteration after churn".
 
 pub(crate) mod index;
+mod merge;
 pub(crate) mod sparse;
 
 use std::fmt;
@@ -771,100 +772,75 @@ impl<T> Store<T> {
 
     /// Sorts the dense columns by slot if they are out of order, so later ordered iteration is a
     /// plain slice walk. Cheap when already settled (one counter check); otherwise
-    /// O(n + k log k) for k displaced elements.
+    /// O(n + k log k) for k displaced elements, in place: no column is reallocated.
     pub fn settle(&mut self) {
         if self.index.displaced_count == 0 {
             return;
         }
         let (index, columns) = self.columns_mut();
         let n = index.entities.len();
-        // 1. Pull the displaced elements out; `extract_if` compacts the clean ones in place,
-        //    keeping their (ascending) order. Both columns see the same flags in the same order.
-        let mut flags = index.displaced.iter().copied();
-        let mut moved_entities: Vec<Entity> = index
+        let first = index
+            .displaced
+            .iter()
+            .position(|&d| d)
+            .expect("a positive displaced_count has a flag");
+        // 1. Pull the displaced elements out of `first..`; `extract_if` compacts the clean ones
+        //    in place, keeping their (ascending) order. Every column sees the same flags.
+        let flagged = &index.displaced[first..];
+        let mut flags = flagged.iter().copied();
+        let moved_entities: Vec<Entity> = index
             .entities
-            .extract_if(.., |_| flags.next().unwrap_or(false))
+            .extract_if(first.., |_| flags.next().unwrap_or(false))
             .collect();
-        let mut flags = index.displaced.iter().copied();
+        let mut flags = flagged.iter().copied();
         let moved_values: Vec<T> = columns
             .values
-            .extract_if(.., |_| flags.next().unwrap_or(false))
+            .extract_if(first.., |_| flags.next().unwrap_or(false))
             .collect();
-        let mut flags = index.displaced.iter().copied();
+        let mut flags = flagged.iter().copied();
         let moved_added: Vec<Tick> = index
             .added
-            .extract_if(.., |_| flags.next().unwrap_or(false))
+            .extract_if(first.., |_| flags.next().unwrap_or(false))
             .collect();
-        let mut flags = index.displaced.iter().copied();
-        let moved_ticks: Vec<ComponentTicks> = columns
+        let mut flags = flagged.iter().copied();
+        let moved_changed: Vec<Tick> = columns
             .changed
-            .extract_if(.., |_| flags.next().unwrap_or(false))
-            .zip(moved_added)
-            .map(|(changed, added)| ComponentTicks { added, changed })
+            .extract_if(first.., |_| flags.next().unwrap_or(false))
             .collect();
-        // 2. Sort the few displaced ones by slot (packed keys: one u64 compare per step).
+        // 2. Sort the few displaced ones by slot (packed keys: one u64 compare per step) and
+        //    append them, in that order, behind the clean ones.
         let mut order: Vec<u64> = moved_entities
             .iter()
             .enumerate()
-            .map(|(i, e)| ((e.slot() as u64) << 32) | i as u64)
+            .map(|(i, e)| (u64::from(e.slot()) << 32) | i as u64)
             .collect();
         order.sort_unstable();
-        let mut slots: Vec<Option<T>> = moved_values.into_iter().map(Some).collect();
-        let sorted_moved: Vec<(Entity, T, ComponentTicks)> = order
-            .iter()
-            .map(|&k| {
-                let i = (k & 0xFFFF_FFFF) as usize;
-                let v = slots[i]
+        let clean = index.entities.len();
+        let mut moved_values: Vec<Option<T>> = moved_values.into_iter().map(Some).collect();
+        for &key in &order {
+            let i = (key & 0xFFFF_FFFF) as usize;
+            index.entities.push(moved_entities[i]);
+            columns.values.push(
+                moved_values[i]
                     .take()
-                    .expect("each displaced element is taken once");
-                (moved_entities[i], v, moved_ticks[i])
-            })
-            .collect();
-        moved_entities.clear();
-        // 3. Merge the two ascending runs, front to back, into fresh columns.
-        let clean_entities = std::mem::take(&mut index.entities);
-        let clean_values = std::mem::take(&mut columns.values);
-        let clean_ticks = std::mem::take(&mut index.added)
-            .into_iter()
-            .zip(std::mem::take(&mut columns.changed))
-            .map(|(added, changed)| ComponentTicks { added, changed });
-        let mut entities = Vec::with_capacity(n);
-        let mut values = Vec::with_capacity(n);
-        let mut ticks: Vec<ComponentTicks> = Vec::with_capacity(n);
-        let mut moved = sorted_moved.into_iter().peekable();
-        for ((e, v), t) in clean_entities
-            .into_iter()
-            .zip(clean_values)
-            .zip(clean_ticks)
-        {
-            while let Some((m, _, _)) = moved.peek() {
-                if m.slot() < e.slot() {
-                    let (m, mv, mt) = moved.next().expect("peeked");
-                    entities.push(m);
-                    values.push(mv);
-                    ticks.push(mt);
-                } else {
-                    break;
-                }
-            }
-            entities.push(e);
-            values.push(v);
-            ticks.push(t);
+                    .expect("each displaced element is appended once"),
+            );
+            index.added.push(moved_added[i]);
+            columns.changed.push(moved_changed[i]);
         }
-        for (m, mv, mt) in moved {
-            entities.push(m);
-            values.push(mv);
-            ticks.push(mt);
-        }
-        debug_assert_eq!(entities.len(), n);
-        index.entities = entities;
-        columns.values = values;
-        index.added = ticks.iter().map(|t| t.added).collect();
-        columns.changed = ticks.iter().map(|t| t.changed).collect();
-        for (i, e) in index.entities.iter().enumerate() {
+        debug_assert_eq!(index.entities.len(), n);
+        // 3. Merge the two ascending runs in place, back to front: `[..clean]` (clean, ascending)
+        //    and `[clean..]` (the displaced ones, ascending), with swaps only.
+        let lowest = merge::merge_back(&mut index.entities, clean, |a, b, len| {
+            merge::swap_blocks(&mut columns.values, a, b, len);
+            merge::swap_blocks(&mut index.added, a, b, len);
+            merge::swap_blocks(&mut columns.changed, a, b, len);
+        });
+        // Only `min(first, lowest)..` moved: repair those back-pointers.
+        for (i, e) in index.entities.iter().enumerate().skip(first.min(lowest)) {
             index.sparse.set_existing(e.slot(), i as u32);
         }
-        index.displaced.fill(false);
+        index.displaced[first..].fill(false);
         index.displaced_count = 0;
     }
 
