@@ -53,7 +53,10 @@
 //! O(n + k log k) for k displaced elements. Measured figures, with their command:
 //! `docs/benchmarks.md`, "Ordered iteration after churn".
 
+mod append;
 pub(crate) mod index;
+#[doc(hidden)]
+pub use append::Appender;
 mod merge;
 pub(crate) mod sparse;
 
@@ -631,26 +634,6 @@ impl<T> Store<T> {
         append(index, values, now, entity, value);
         self.last_changed = now;
         Ok(None)
-    }
-
-    /// Appends `value` for an entity whose slot the store does not hold (a freshly spawned
-    /// entity in a `World`). Skips `try_insert`'s presence check; settledness is kept exactly as
-    /// `insert` would: an append above the highest clean slot stays settled.
-    ///
-    /// # Panics
-    ///
-    /// If memory runs out.
-    #[inline]
-    pub(crate) fn push_absent(&mut self, entity: Entity, value: T) {
-        let now = self.now;
-        let (index, values) = self.columns_mut();
-        debug_assert_eq!(index.sparse.get(entity.slot()), ABSENT, "slot already held");
-        let at = u32::try_from(index.entities.len()).expect("a store holds < 2^32 values");
-        if index.sparse.try_set(entity.slot(), at).is_err() {
-            panic!("{}", StoreError::OutOfMemory);
-        }
-        append(index, values, now, entity, value);
-        self.last_changed = now;
     }
 
     /// Removes every entity of `gone` the store holds (others are ignored), returning how many.
