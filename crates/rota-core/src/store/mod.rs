@@ -157,8 +157,17 @@ impl<C: Default> Half<C> {
     #[cold]
     #[inline(never)]
     fn unshare(&mut self, copy: impl FnOnce(&C) -> C) {
+        let Half::Shared(shared) = self else { return };
+        // Copy before touching `self`: if `copy` panics (a component's `Clone`), the half stays
+        // shared and whole rather than empty beside a full index.
+        if Arc::strong_count(shared) > 1 {
+            let copied = copy(shared);
+            *self = Half::Owned(copied);
+            return;
+        }
+        // Nobody else holds it (no `Weak` is ever made, and only a holder can clone the `Arc`):
+        // take it back without a copy.
         if let Half::Shared(shared) = std::mem::replace(self, Half::Owned(C::default())) {
-            // No `Weak` is ever made: if nobody else holds it, take it back without a copy.
             *self = Half::Owned(Arc::try_unwrap(shared).unwrap_or_else(|shared| copy(&shared)));
         }
     }
