@@ -293,3 +293,50 @@ fn a_value_write_leaves_the_index_shared_and_other_stores_untouched() {
     );
     assert_eq!(world.shares_columns_with::<Label>(&snapshot), Some(both));
 }
+
+/// Armed by `a_panicking_clone_during_a_copy_on_write_leaves_the_store_whole` only.
+static FRAGILE_ARMED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// A component whose `Clone` panics on value 3 while armed.
+#[derive(Component, StableHash, Debug, PartialEq)]
+struct Fragile(u32);
+
+impl Clone for Fragile {
+    fn clone(&self) -> Self {
+        if FRAGILE_ARMED.load(std::sync::atomic::Ordering::SeqCst) && self.0 == 3 {
+            panic!("Fragile::clone refuses 3");
+        }
+        Fragile(self.0)
+    }
+}
+
+/// The first write after a snapshot copies the shared values with the component's `Clone`. If
+/// that `Clone` panics, the store must stay whole (still shared, every value readable), the
+/// snapshot untouched, and the next write (once `Clone` works) must copy and go through.
+#[test]
+fn a_panicking_clone_during_a_copy_on_write_leaves_the_store_whole() {
+    let mut world = World::new();
+    let es = world.spawn_batch((0..6).map(|i| (Fragile(i),)));
+    let snapshot = world.snapshot().unwrap();
+    let before = snapshot.world().full_checksum().unwrap();
+    FRAGILE_ARMED.store(true, std::sync::atomic::Ordering::SeqCst);
+    let caught = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        *world.get_mut::<Fragile>(es[0]).unwrap() = Fragile(100);
+    }));
+    FRAGILE_ARMED.store(false, std::sync::atomic::Ordering::SeqCst);
+    assert!(caught.is_err(), "the copy-on-write ran the panicking Clone");
+    world.check_invariants().unwrap();
+    let values: Vec<u32> = es
+        .iter()
+        .map(|&e| world.get::<Fragile>(e).unwrap().0)
+        .collect();
+    assert_eq!(values, [0, 1, 2, 3, 4, 5]);
+    assert_eq!(world.full_checksum().unwrap(), before);
+    // Clone works again: the write copies and lands; the snapshot still has the old value.
+    *world.get_mut::<Fragile>(es[0]).unwrap() = Fragile(100);
+    assert_eq!(world.get::<Fragile>(es[0]), Some(&Fragile(100)));
+    world.check_invariants().unwrap();
+    snapshot.world().check_invariants().unwrap();
+    assert_eq!(snapshot.world().full_checksum().unwrap(), before);
+    assert_eq!(snapshot.world().get::<Fragile>(es[0]), Some(&Fragile(0)));
+}

@@ -291,3 +291,42 @@ fn despawning_an_entity_in_a_hierarchy_is_one_entry_for_it() {
     assert_eq!(world.parent(grandchild), None);
     assert!(world.check_invariants().is_ok());
 }
+
+/// A `spawn_batch` whose iterator panics half-way logs the entities it spawned before the
+/// panic (each `Spawned`, then its component `Added`), like a batch that ends normally.
+#[test]
+fn a_spawn_batch_interrupted_by_a_panic_logs_what_it_spawned() {
+    let mut world = World::new();
+    world.enable_structural_log(100);
+    let caught = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        world.spawn_batch((0..5).map(|i| {
+            assert!(i < 2, "the bundle iterator fails at {i}");
+            (A(i),)
+        }))
+    }));
+    assert!(caught.is_err());
+    world.check_invariants().unwrap();
+    let alive: Vec<Entity> = world.query::<Entity>().collect();
+    assert_eq!(alive.len(), 2);
+    let logged: Vec<StructuralChange> = world
+        .structural_log()
+        .unwrap()
+        .changes_since(0)
+        .map(|e| e.change)
+        .collect();
+    let mut expected = Vec::new();
+    for &e in &alive {
+        expected.push(format!("{:?}", StructuralChange::Spawned(e)));
+        expected.push(format!("Added {e} A"));
+    }
+    let got: Vec<String> = logged
+        .iter()
+        .map(|c| match c {
+            StructuralChange::Added {
+                entity, component, ..
+            } => format!("Added {entity} {}", component.rsplit("::").next().unwrap()),
+            other => format!("{other:?}"),
+        })
+        .collect();
+    assert_eq!(got, expected);
+}

@@ -910,3 +910,62 @@ fn a_dead_entity_converts_into_a_query_get_error() {
         Err(rota::QueryGetError::Dead(rota::EntityNotAlive(e)))
     );
 }
+
+/// A `spawn_batch` whose iterator panics half-way keeps what it spawned before the panic, each
+/// entity with its whole bundle and its `added` tick, and leaves every store consistent: later
+/// spawns, queries and removals see an ordinary world.
+#[test]
+fn spawn_batch_interrupted_by_a_panic_keeps_the_entities_spawned_before_it_whole() {
+    let mut world = World::new();
+    let before = world.spawn_batch((0..3).map(|i| (A(i), B(i))));
+    world.despawn(before[1]).unwrap(); // a free low slot: the batch starts by reusing it
+    let caught = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        world.spawn_batch((10..20).map(|i| {
+            assert!(i < 15, "the bundle iterator fails at {i}");
+            (A(i), B(i))
+        }))
+    }));
+    assert!(caught.is_err());
+    world.check_invariants().unwrap();
+    // 2 survivors of the first batch, 5 of the second.
+    assert_eq!(world.len(), 7);
+    let rows: Vec<(u32, u32, u32)> = world
+        .query::<(Entity, &A, &B)>()
+        .map(|(e, a, b)| (e.slot(), a.0, b.0))
+        .collect();
+    assert_eq!(
+        rows,
+        [
+            (0, 0, 0),
+            (1, 10, 10),
+            (2, 2, 2),
+            (3, 11, 11),
+            (4, 12, 12),
+            (5, 13, 13),
+            (6, 14, 14)
+        ]
+    );
+    let now = world.store::<A>().unwrap().change_tick();
+    for (e, _) in world.query::<(Entity, &A)>() {
+        let ticks = world.store::<A>().unwrap().ticks(e).unwrap();
+        assert_eq!((ticks.added, ticks.changed), (now, now));
+    }
+    // The world goes on as usual: spawn above, remove in the middle, iterate in slot order.
+    let more = world.spawn_batch([(A(30), B(30))]);
+    assert_eq!(more[0].slot(), 7);
+    world.remove::<B>(rows_entity(&world, 4)).unwrap();
+    world.check_invariants().unwrap();
+    let a_slots: Vec<u32> = world.query_mut::<&A>().map(|a| a.0).collect();
+    assert_eq!(a_slots, [0, 10, 2, 11, 12, 13, 14, 30]);
+    let b_slots: Vec<u32> = world.query_mut::<&B>().map(|b| b.0).collect();
+    assert_eq!(b_slots, [0, 10, 2, 11, 13, 14, 30]);
+    world.check_invariants().unwrap();
+}
+
+/// The live entity at `slot`.
+fn rows_entity(world: &World, slot: u32) -> Entity {
+    world
+        .query::<Entity>()
+        .find(|e| e.slot() == slot)
+        .expect("a live entity at that slot")
+}

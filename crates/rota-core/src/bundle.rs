@@ -2,7 +2,7 @@
 
 use crate::component::Component;
 use crate::entity::Entity;
-use crate::store::Store;
+use crate::store::Appender;
 use crate::world::{StoreEntry, World, downcast_mut};
 
 /// A tuple of up to 12 components, spawned together by `World::spawn_with`, `spawn_batch` and
@@ -62,7 +62,7 @@ macro_rules! impl_bundle {
     ($(($T:ident, $i:tt)),+) => {
         impl<$($T: Component),+> Bundle for ($($T,)+) {
             type Indices = [usize; [$($i),+].len()];
-            type Columns<'s> = ($(&'s mut Store<$T>,)+);
+            type Columns<'s> = ($(Appender<'s, $T>,)+);
 
             fn register(world: &mut World) -> Self::Indices {
                 [$(world.register::<$T>()),+]
@@ -80,11 +80,11 @@ macro_rules! impl_bundle {
                 indices: &Self::Indices,
             ) -> Option<Self::Columns<'s>> {
                 let [$($T),+] = stores.get_disjoint_mut(*indices).ok()?;
-                Some(($(downcast_mut::<$T>(&mut *$T.store),)+))
+                Some(($(downcast_mut::<$T>(&mut *$T.store).appender(),)+))
             }
             #[inline]
             fn push(self, columns: &mut Self::Columns<'_>, entity: Entity) {
-                $(columns.$i.push_absent(entity, self.$i);)+
+                $(columns.$i.push(entity, self.$i);)+
             }
             fn insert(self, stores: &mut [StoreEntry], indices: &Self::Indices, entity: Entity) {
                 $(downcast_mut::<$T>(&mut *stores[indices[$i]].store).insert(entity, self.$i);)+

@@ -161,8 +161,10 @@ impl Rendezvous {
 
 /// Settles every unsettled store of `world`: on the calling thread alone when the schedule has
 /// one thread, there is one store to sort or less than `inline_below` values in all; otherwise
-/// the stores are shared out over the pool (each store is one task, biggest first, so the
-/// longest sort starts first). Settling a store gives the same result on any thread.
+/// the stores are shared out over the calling thread and the pool's workers, biggest first
+/// (each thread takes the biggest store left when it is free: the calling thread is not one of
+/// the pool's workers, so a store handed to the pool alone would wait for a worker while the
+/// calling thread idles). Settling a store gives the same result on any thread.
 fn settle(world: &mut World, workers: &Workers, inline_below: usize) {
     let mut stores = world.unsettled_stores();
     let pool = match workers {
@@ -177,16 +179,24 @@ fn settle(world: &mut World, workers: &Workers, inline_below: usize) {
             return;
         }
     };
-    stores.sort_by_key(|s| std::cmp::Reverse(s.len()));
+    // Ascending, so `pop` takes the biggest left.
+    stores.sort_by_key(|s| s.len());
+    let helpers = pool.current_num_threads().min(stores.len() - 1);
+    let left = Mutex::new(stores);
+    let settle_left = || {
+        loop {
+            let next = left.lock().unwrap_or_else(PoisonError::into_inner).pop();
+            match next {
+                Some(store) => store.settle(),
+                None => return,
+            }
+        }
+    };
     pool.in_place_scope(|scope| {
-        let mut stores = stores.into_iter();
-        let first = stores.next();
-        for store in stores {
-            scope.spawn(move |_| store.settle());
+        for _ in 0..helpers {
+            scope.spawn(|_| settle_left());
         }
-        if let Some(store) = first {
-            store.settle();
-        }
+        settle_left();
     });
 }
 

@@ -248,10 +248,10 @@ impl<'w> JoinPlan<'w> {
                     (Role::Optional, Some(x)) if x == e => c.start = Some(c.pos),
                     (_, Some(x)) => {
                         // Entities before `x`'s slot are not in this column.
+                        // Galloped from `pos`, not a binary search of the whole candidate:
+                        // interleaved stores make runs of a few entities, so the cut is near.
                         let limit = x.slot();
-                        len = driver[pos..pos + len]
-                            .partition_point(|y| y.slot() < limit)
-                            .max(1);
+                        len = (gallop(&driver[..pos + len], pos, limit) - pos).max(1);
                         c.start = None;
                         if driver[pos].slot() >= limit {
                             // `x` shares `e`'s slot with another generation: `e` is not here.

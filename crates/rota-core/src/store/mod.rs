@@ -21,8 +21,8 @@
 //!   iterates as a plain slice walk; an unsettled one, seen through `&self`, falls back to a walk
 //!   over the sparse pages (cost ∝ highest slot, still ascending). Anything holding `&mut`
 //!   ([`Store::iter_mut`], [`Store::settle`], and the `World` at its sync points) settles first: a
-//!   sort that only sorts the k displaced elements and merges them into the ascending rest:
-//!   O(n + k log k), with sequential moves only. Removing every element in ascending order (the `add_remove` benchmark pattern)
+//!   sort that only sorts the k displaced elements and merges them into the ascending rest,
+//!   in place (`merge.rs`: block swaps, no column reallocated): O(n + k log k). Removing every element in ascending order (the `add_remove` benchmark pattern)
 //!   stays O(1) per removal: swap-removes only flag the disorder, and an emptied store is sorted.
 //!
 //! * **Two copy-on-write halves**: the columns live in two halves, split by who writes them:
@@ -53,7 +53,11 @@
 //! O(n + k log k) for k displaced elements. Measured figures, with their command:
 //! `docs/benchmarks.md`, "Ordered iteration after churn".
 
+mod append;
 pub(crate) mod index;
+#[doc(hidden)]
+pub use append::Appender;
+mod merge;
 pub(crate) mod sparse;
 
 use std::fmt;
@@ -153,8 +157,17 @@ impl<C: Default> Half<C> {
     #[cold]
     #[inline(never)]
     fn unshare(&mut self, copy: impl FnOnce(&C) -> C) {
+        let Half::Shared(shared) = self else { return };
+        // Copy before touching `self`: if `copy` panics (a component's `Clone`), the half stays
+        // shared and whole rather than empty beside a full index.
+        if Arc::strong_count(shared) > 1 {
+            let copied = copy(shared);
+            *self = Half::Owned(copied);
+            return;
+        }
+        // Nobody else holds it (no `Weak` is ever made, and only a holder can clone the `Arc`):
+        // take it back without a copy.
         if let Half::Shared(shared) = std::mem::replace(self, Half::Owned(C::default())) {
-            // No `Weak` is ever made: if nobody else holds it, take it back without a copy.
             *self = Half::Owned(Arc::try_unwrap(shared).unwrap_or_else(|shared| copy(&shared)));
         }
     }
@@ -632,26 +645,6 @@ impl<T> Store<T> {
         Ok(None)
     }
 
-    /// Appends `value` for an entity whose slot the store does not hold (a freshly spawned
-    /// entity in a `World`). Skips `try_insert`'s presence check; settledness is kept exactly as
-    /// `insert` would: an append above the highest clean slot stays settled.
-    ///
-    /// # Panics
-    ///
-    /// If memory runs out.
-    #[inline]
-    pub(crate) fn push_absent(&mut self, entity: Entity, value: T) {
-        let now = self.now;
-        let (index, values) = self.columns_mut();
-        debug_assert_eq!(index.sparse.get(entity.slot()), ABSENT, "slot already held");
-        let at = u32::try_from(index.entities.len()).expect("a store holds < 2^32 values");
-        if index.sparse.try_set(entity.slot(), at).is_err() {
-            panic!("{}", StoreError::OutOfMemory);
-        }
-        append(index, values, now, entity, value);
-        self.last_changed = now;
-    }
-
     /// Removes every entity of `gone` the store holds (others are ignored), returning how many.
     ///
     /// Few removals swap-remove one by one (O(1) each, flagging disorder); many compact the
@@ -771,100 +764,75 @@ impl<T> Store<T> {
 
     /// Sorts the dense columns by slot if they are out of order, so later ordered iteration is a
     /// plain slice walk. Cheap when already settled (one counter check); otherwise
-    /// O(n + k log k) for k displaced elements.
+    /// O(n + k log k) for k displaced elements, in place: no column is reallocated.
     pub fn settle(&mut self) {
         if self.index.displaced_count == 0 {
             return;
         }
         let (index, columns) = self.columns_mut();
         let n = index.entities.len();
-        // 1. Pull the displaced elements out; `extract_if` compacts the clean ones in place,
-        //    keeping their (ascending) order. Both columns see the same flags in the same order.
-        let mut flags = index.displaced.iter().copied();
-        let mut moved_entities: Vec<Entity> = index
+        let first = index
+            .displaced
+            .iter()
+            .position(|&d| d)
+            .expect("a positive displaced_count has a flag");
+        // 1. Pull the displaced elements out of `first..`; `extract_if` compacts the clean ones
+        //    in place, keeping their (ascending) order. Every column sees the same flags.
+        let flagged = &index.displaced[first..];
+        let mut flags = flagged.iter().copied();
+        let moved_entities: Vec<Entity> = index
             .entities
-            .extract_if(.., |_| flags.next().unwrap_or(false))
+            .extract_if(first.., |_| flags.next().unwrap_or(false))
             .collect();
-        let mut flags = index.displaced.iter().copied();
+        let mut flags = flagged.iter().copied();
         let moved_values: Vec<T> = columns
             .values
-            .extract_if(.., |_| flags.next().unwrap_or(false))
+            .extract_if(first.., |_| flags.next().unwrap_or(false))
             .collect();
-        let mut flags = index.displaced.iter().copied();
+        let mut flags = flagged.iter().copied();
         let moved_added: Vec<Tick> = index
             .added
-            .extract_if(.., |_| flags.next().unwrap_or(false))
+            .extract_if(first.., |_| flags.next().unwrap_or(false))
             .collect();
-        let mut flags = index.displaced.iter().copied();
-        let moved_ticks: Vec<ComponentTicks> = columns
+        let mut flags = flagged.iter().copied();
+        let moved_changed: Vec<Tick> = columns
             .changed
-            .extract_if(.., |_| flags.next().unwrap_or(false))
-            .zip(moved_added)
-            .map(|(changed, added)| ComponentTicks { added, changed })
+            .extract_if(first.., |_| flags.next().unwrap_or(false))
             .collect();
-        // 2. Sort the few displaced ones by slot (packed keys: one u64 compare per step).
+        // 2. Sort the few displaced ones by slot (packed keys: one u64 compare per step) and
+        //    append them, in that order, behind the clean ones.
         let mut order: Vec<u64> = moved_entities
             .iter()
             .enumerate()
-            .map(|(i, e)| ((e.slot() as u64) << 32) | i as u64)
+            .map(|(i, e)| (u64::from(e.slot()) << 32) | i as u64)
             .collect();
         order.sort_unstable();
-        let mut slots: Vec<Option<T>> = moved_values.into_iter().map(Some).collect();
-        let sorted_moved: Vec<(Entity, T, ComponentTicks)> = order
-            .iter()
-            .map(|&k| {
-                let i = (k & 0xFFFF_FFFF) as usize;
-                let v = slots[i]
+        let clean = index.entities.len();
+        let mut moved_values: Vec<Option<T>> = moved_values.into_iter().map(Some).collect();
+        for &key in &order {
+            let i = (key & 0xFFFF_FFFF) as usize;
+            index.entities.push(moved_entities[i]);
+            columns.values.push(
+                moved_values[i]
                     .take()
-                    .expect("each displaced element is taken once");
-                (moved_entities[i], v, moved_ticks[i])
-            })
-            .collect();
-        moved_entities.clear();
-        // 3. Merge the two ascending runs, front to back, into fresh columns.
-        let clean_entities = std::mem::take(&mut index.entities);
-        let clean_values = std::mem::take(&mut columns.values);
-        let clean_ticks = std::mem::take(&mut index.added)
-            .into_iter()
-            .zip(std::mem::take(&mut columns.changed))
-            .map(|(added, changed)| ComponentTicks { added, changed });
-        let mut entities = Vec::with_capacity(n);
-        let mut values = Vec::with_capacity(n);
-        let mut ticks: Vec<ComponentTicks> = Vec::with_capacity(n);
-        let mut moved = sorted_moved.into_iter().peekable();
-        for ((e, v), t) in clean_entities
-            .into_iter()
-            .zip(clean_values)
-            .zip(clean_ticks)
-        {
-            while let Some((m, _, _)) = moved.peek() {
-                if m.slot() < e.slot() {
-                    let (m, mv, mt) = moved.next().expect("peeked");
-                    entities.push(m);
-                    values.push(mv);
-                    ticks.push(mt);
-                } else {
-                    break;
-                }
-            }
-            entities.push(e);
-            values.push(v);
-            ticks.push(t);
+                    .expect("each displaced element is appended once"),
+            );
+            index.added.push(moved_added[i]);
+            columns.changed.push(moved_changed[i]);
         }
-        for (m, mv, mt) in moved {
-            entities.push(m);
-            values.push(mv);
-            ticks.push(mt);
-        }
-        debug_assert_eq!(entities.len(), n);
-        index.entities = entities;
-        columns.values = values;
-        index.added = ticks.iter().map(|t| t.added).collect();
-        columns.changed = ticks.iter().map(|t| t.changed).collect();
-        for (i, e) in index.entities.iter().enumerate() {
+        debug_assert_eq!(index.entities.len(), n);
+        // 3. Merge the two ascending runs in place, back to front: `[..clean]` (clean, ascending)
+        //    and `[clean..]` (the displaced ones, ascending), with swaps only.
+        let lowest = merge::merge_back(&mut index.entities, clean, |a, b, len| {
+            merge::swap_blocks(&mut columns.values, a, b, len);
+            merge::swap_blocks(&mut index.added, a, b, len);
+            merge::swap_blocks(&mut columns.changed, a, b, len);
+        });
+        // Only `min(first, lowest)..` moved: repair those back-pointers.
+        for (i, e) in index.entities.iter().enumerate().skip(first.min(lowest)) {
             index.sparse.set_existing(e.slot(), i as u32);
         }
-        index.displaced.fill(false);
+        index.displaced[first..].fill(false);
         index.displaced_count = 0;
     }
 

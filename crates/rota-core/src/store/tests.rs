@@ -263,3 +263,52 @@ fn a_shared_store_copies_the_half_it_writes_and_the_other_store_never_sees_it() 
         "unwrapped, not copied"
     );
 }
+
+mod merge_back {
+    use super::super::merge::{merge_back, swap_blocks};
+    use crate::entity::Entity;
+    use proptest::prelude::*;
+
+    /// A random split of distinct slots into two ascending runs, laid out `[clean | moved]`.
+    fn runs() -> impl Strategy<Value = (Vec<u32>, Vec<u32>)> {
+        proptest::collection::btree_map(0u32..400, any::<bool>(), 0..120).prop_map(|m| {
+            let clean = m.iter().filter(|(_, c)| **c).map(|(s, _)| *s).collect();
+            let moved = m.iter().filter(|(_, c)| !**c).map(|(s, _)| *s).collect();
+            (clean, moved)
+        })
+    }
+
+    proptest! {
+        /// The merge yields the ascending union, a parallel column follows every swap, and
+        /// nothing below the returned index moved.
+        #[test]
+        fn merges_two_ascending_runs_in_place((clean, moved) in runs()) {
+            let slots: Vec<u32> = clean.iter().chain(&moved).copied().collect();
+            let mut entities: Vec<Entity> =
+                slots.iter().map(|&s| Entity::new(s, s % 7)).collect();
+            // The parallel column: each element's slot, so it must stay beside its entity.
+            let mut rest: Vec<u32> = slots.clone();
+            let before = entities.clone();
+            let lowest = merge_back(&mut entities, clean.len(), |a, b, len| {
+                swap_blocks(&mut rest, a, b, len)
+            });
+            let mut want = slots.clone();
+            want.sort_unstable();
+            let got: Vec<u32> = entities.iter().map(|e| e.slot()).collect();
+            prop_assert_eq!(&got, &want);
+            prop_assert_eq!(&rest, &want);
+            for e in &entities {
+                prop_assert_eq!(e.generation(), e.slot() % 7);
+            }
+            prop_assert!(lowest <= entities.len());
+            prop_assert_eq!(&entities[..lowest], &before[..lowest]);
+            // The lowest index is the final place of the smallest moved element when there is
+            // one (nothing below it had to move).
+            if let Some(&m) = moved.first() {
+                prop_assert_eq!(lowest, want.partition_point(|&s| s < m));
+            } else {
+                prop_assert_eq!(lowest, clean.len());
+            }
+        }
+    }
+}

@@ -353,30 +353,38 @@ impl World {
             ..
         } = self;
         membership.reserve_slots(entities.slot_count().saturating_add(hint));
-        if let Some(mut columns) = B::columns(stores, &indices) {
-            for bundle in bundles {
-                let Ok(entity) = entities.spawn() else { break };
-                bundle.push(&mut columns, entity);
-                for &i in indices.as_ref() {
-                    membership.set(entity.slot(), i);
+        // `bundles` is the caller's iterator and may panic between two bundles: every entity
+        // spawned before that is whole (the appenders complete their stores as they drop), and
+        // still reaches the structural log below before the panic goes on.
+        let walked = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            if let Some(mut columns) = B::columns(stores, &indices) {
+                for bundle in bundles {
+                    let Ok(entity) = entities.spawn() else { break };
+                    bundle.push(&mut columns, entity);
+                    for &i in indices.as_ref() {
+                        membership.set(entity.slot(), i);
+                    }
+                    out.push(entity);
                 }
-                out.push(entity);
-            }
-        } else {
-            // The bundle names a type twice: one lookup per component, the later value wins.
-            for bundle in bundles {
-                let Ok(entity) = entities.spawn() else { break };
-                bundle.insert(stores, &indices, entity);
-                for &i in indices.as_ref() {
-                    membership.set(entity.slot(), i);
+            } else {
+                // The bundle names a type twice: one lookup per component, the later value wins.
+                for bundle in bundles {
+                    let Ok(entity) = entities.spawn() else { break };
+                    bundle.insert(stores, &indices, entity);
+                    for &i in indices.as_ref() {
+                        membership.set(entity.slot(), i);
+                    }
+                    out.push(entity);
                 }
-                out.push(entity);
             }
-        }
+        }));
         if let Some(log) = &mut self.log {
             for &entity in &out {
                 log.spawned(entity, unique(indices.as_ref()), &self.stores);
             }
+        }
+        if let Err(payload) = walked {
+            std::panic::resume_unwind(payload);
         }
         out
     }
