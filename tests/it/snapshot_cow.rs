@@ -9,6 +9,10 @@
 //! `despawn_batch`, `spawn`, `spawn_batch`, commands, `settle`, a writing system run by
 //! `World::run`. (The change clock's periodic clamp, which
 //! also writes tick columns, is covered by a unit test in `rota-core`'s `store/tests.rs`.)
+//!
+//! `a_write_copies_only_while_a_snapshot_holds_the_column` counts the clones: a write copies a
+//! shared column only while a snapshot still holds it (added for a survivor of the second
+//! mutation run).
 
 use rota::rota_core::snapshot::SharedColumns;
 use rota::{Component, Entity, ParallelQuery, Query, Schedule, StableHash, World, system};
@@ -339,4 +343,42 @@ fn a_panicking_clone_during_a_copy_on_write_leaves_the_store_whole() {
     snapshot.world().check_invariants().unwrap();
     assert_eq!(snapshot.world().full_checksum().unwrap(), before);
     assert_eq!(snapshot.world().get::<Fragile>(es[0]), Some(&Fragile(0)));
+}
+
+/// Clones of `Counted` values, counted by `Counted::clone` (only
+/// `a_write_copies_only_while_a_snapshot_holds_the_column` uses the type).
+static COUNTED_CLONES: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+#[derive(Component, StableHash, Debug, PartialEq)]
+struct Counted(u32);
+
+impl Clone for Counted {
+    fn clone(&self) -> Self {
+        COUNTED_CLONES.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        Counted(self.0)
+    }
+}
+
+/// The copy in copy-on-write happens only while a snapshot still holds the column: a write
+/// with the snapshot alive clones every value of the half once; a write after the snapshot is
+/// dropped takes the column back without cloning anything.
+#[test]
+fn a_write_copies_only_while_a_snapshot_holds_the_column() {
+    let clones = || COUNTED_CLONES.load(std::sync::atomic::Ordering::SeqCst);
+    let mut world = World::new();
+    let es = world.spawn_batch((0..10).map(|i| (Counted(i),)));
+    let snapshot = world.snapshot().unwrap();
+    let before = clones();
+    world.get_mut::<Counted>(es[0]).unwrap().0 = 100;
+    assert_eq!(clones() - before, 10, "one clone per value while shared");
+    assert_eq!(snapshot.world().get::<Counted>(es[0]), Some(&Counted(0)));
+    drop(snapshot);
+    let snapshot = world.snapshot().unwrap();
+    drop(snapshot);
+    let before = clones();
+    world.get_mut::<Counted>(es[1]).unwrap().0 = 101;
+    assert_eq!(clones(), before, "nothing else holds the column: no clone");
+    assert_eq!(world.get::<Counted>(es[0]), Some(&Counted(100)));
+    assert_eq!(world.get::<Counted>(es[1]), Some(&Counted(101)));
+    world.check_invariants().unwrap();
 }

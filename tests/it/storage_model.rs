@@ -14,6 +14,13 @@
 //! * `join_matches_oracle_intersection` — `rota::join` against a `BTreeMap` intersection.
 //! * `handle_bits_and_text_are_the_documented_forms`, `far_apart_slots_keep_their_own_pages` —
 //!   the documented encodings of a handle, and sparse pages up to the highest slot.
+//! * `in_order_inserts_and_a_single_value_leave_a_store_settled`,
+//!   `a_store_stamps_and_reports_its_change_tick`,
+//!   `dense_mut_marks_every_value_and_the_store_changed`,
+//!   `a_batch_despawn_down_to_one_value_leaves_the_store_settled`,
+//!   `a_store_debugs_as_a_map_in_slot_order` — when a store counts as settled without a sort,
+//!   the tick it stamps, the high-water mark `dense_mut` moves, and its `Debug` (added for
+//!   survivors of the second mutation run).
 
 use std::collections::{BTreeMap, VecDeque};
 use std::fmt;
@@ -21,7 +28,7 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 
 use proptest::prelude::*;
 use proptest::test_runner::TestCaseError;
-use rota::{Entities, Entity, EntityNotAlive, SpawnError, Store, join};
+use rota::{Component, Entities, Entity, EntityNotAlive, SpawnError, Store, Tick, World, join};
 
 fn config() -> ProptestConfig {
     ProptestConfig {
@@ -1031,4 +1038,102 @@ fn far_apart_slots_keep_their_own_pages() {
     // Pages 0 (slots 0, 1, 4095), 1 (4096), 256 (2^20, 2^20 + 1) and 2^20 - 1 (u32::MAX - 1).
     assert_eq!(store.sparse_pages(), 4);
     store.check_invariants().unwrap();
+}
+
+/// The two cases where a store knows it is in order without sorting: values inserted in
+/// ascending slot order extend the ascending run (the store stays settled, and a lower slot
+/// after them unsettles it), and a store left with one value is settled whatever its history.
+#[test]
+fn in_order_inserts_and_a_single_value_leave_a_store_settled() {
+    let mut store = Store::new();
+    for slot in [0, 1, 5, 9] {
+        store.insert(handle(slot, 0), slot);
+        assert!(store.is_settled(), "after inserting slot {slot}");
+    }
+    store.insert(handle(3, 0), 3);
+    assert!(!store.is_settled());
+    store.settle();
+    assert!(store.is_settled());
+    // Removing slot 0 moves the last value (slot 9) into its place: out of order.
+    assert_eq!(store.remove(handle(0, 0)), Some(0));
+    assert!(!store.is_settled());
+    for slot in [1, 3, 5] {
+        assert_eq!(store.remove(handle(slot, 0)), Some(slot));
+    }
+    // Slot 9 is all that is left, and one value is in order.
+    assert_eq!(store.len(), 1);
+    assert!(store.is_settled());
+    store.check_invariants().unwrap();
+}
+
+/// A store stamps its writes with its change tick and reports that tick: a free-standing
+/// store starts at tick 0 and follows `set_change_tick`; a world's stores follow the world's
+/// clock.
+#[test]
+fn a_store_stamps_and_reports_its_change_tick() {
+    let mut store = Store::new();
+    assert_eq!(store.change_tick(), Tick::new(0));
+    store.set_change_tick(Tick::new(7));
+    assert_eq!(store.change_tick(), Tick::new(7));
+    store.insert(handle(3, 0), 'a');
+    assert_eq!(store.ticks(handle(3, 0)).unwrap().added, Tick::new(7));
+
+    let mut world = World::new();
+    let e = world.spawn();
+    world.change_checkpoint();
+    world.change_checkpoint();
+    world.insert(e, Hp(1)).unwrap();
+    let store = world.store::<Hp>().unwrap();
+    assert_ne!(world.change_tick(), Tick::new(0));
+    assert_eq!(store.change_tick(), world.change_tick());
+    assert_eq!(store.ticks(e).unwrap().added, world.change_tick());
+}
+
+#[derive(Component, Clone, Debug, PartialEq)]
+struct Hp(u32);
+
+/// `dense_mut` settles the store, stamps every value changed at the store's tick and moves the
+/// store's high-water mark there, so a change check against an earlier tick sees the store as
+/// written.
+#[test]
+fn dense_mut_marks_every_value_and_the_store_changed() {
+    let mut store = Store::new();
+    store.insert(handle(2, 0), 20);
+    store.insert(handle(1, 0), 10);
+    store.set_change_tick(Tick::new(5));
+    let (entities, values) = store.dense_mut();
+    assert_eq!(entities, [handle(1, 0), handle(2, 0)]);
+    values[0] += 1;
+    assert_eq!(store.get(handle(1, 0)), Some(&11));
+    assert_eq!(store.last_changed(), Tick::new(5));
+    for slot in [1, 2] {
+        assert_eq!(store.ticks(handle(slot, 0)).unwrap().changed, Tick::new(5));
+    }
+    store.check_invariants().unwrap();
+}
+
+/// A batch despawn that leaves a store one value leaves it settled, as a single remove does
+/// (one value is in order), though that value had been inserted out of order.
+#[test]
+fn a_batch_despawn_down_to_one_value_leaves_the_store_settled() {
+    let mut world = World::new();
+    let e: Vec<Entity> = (0..3).map(|_| world.spawn()).collect();
+    world.insert(e[2], Hp(2)).unwrap();
+    world.insert(e[1], Hp(1)).unwrap();
+    assert!(!world.store::<Hp>().unwrap().is_settled());
+    assert_eq!(world.despawn_batch([e[2]]), 1);
+    let store = world.store::<Hp>().unwrap();
+    assert_eq!(store.len(), 1);
+    assert!(store.is_settled());
+    world.check_invariants().unwrap();
+}
+
+/// A store's `Debug` is the map of its values by entity, in ascending slot order.
+#[test]
+fn a_store_debugs_as_a_map_in_slot_order() {
+    let mut store = Store::new();
+    store.insert(handle(2, 0), 20);
+    store.insert(handle(1, 3), 10);
+    assert_eq!(format!("{store:?}"), "{1v3: 10, 2v0: 20}");
+    assert_eq!(format!("{:?}", Store::<u8>::new()), "{}");
 }
