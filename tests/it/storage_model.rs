@@ -18,9 +18,10 @@
 //!   `a_store_stamps_and_reports_its_change_tick`,
 //!   `dense_mut_marks_every_value_and_the_store_changed`,
 //!   `a_batch_despawn_down_to_one_value_leaves_the_store_settled`,
-//!   `a_store_debugs_as_a_map_in_slot_order` — when a store counts as settled without a sort,
-//!   the tick it stamps, the high-water mark `dense_mut` moves, and its `Debug` (added for
-//!   survivors of the second mutation run).
+//!   `a_store_debugs_as_a_map_in_slot_order`, `entity_iteration_counts_down_what_is_left` —
+//!   when a store counts as settled without a sort, the tick it stamps, the high-water mark
+//!   `dense_mut` moves, its `Debug`, and the length of `Entities::iter` (added for survivors of
+//!   the second mutation run).
 
 use std::collections::{BTreeMap, VecDeque};
 use std::fmt;
@@ -1136,4 +1137,22 @@ fn a_store_debugs_as_a_map_in_slot_order() {
     store.insert(handle(1, 3), 10);
     assert_eq!(format!("{store:?}"), "{1v3: 10, 2v0: 20}");
     assert_eq!(format!("{:?}", Store::<u8>::new()), "{}");
+}
+
+/// `Entities::iter` is an `ExactSizeIterator`: the count of live entities left goes down by one
+/// per entity yielded, skipping free slots.
+#[test]
+fn entity_iteration_counts_down_what_is_left() {
+    let mut entities = Entities::new();
+    let e: Vec<Entity> = (0..4).map(|_| entities.spawn().unwrap()).collect();
+    entities.despawn(e[1]).unwrap();
+    let mut iter = entities.iter();
+    assert_eq!(iter.len(), 3);
+    assert_eq!(iter.next(), Some(e[0]));
+    assert_eq!(iter.len(), 2);
+    assert_eq!(iter.next(), Some(e[2]));
+    assert_eq!(iter.size_hint(), (1, Some(1)));
+    assert_eq!(iter.next(), Some(e[3]));
+    assert_eq!(iter.len(), 0);
+    assert_eq!(iter.next(), None);
 }
