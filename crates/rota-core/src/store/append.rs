@@ -69,7 +69,10 @@ impl<T> Drop for Appender<'_, T> {
             return;
         }
         // Each appended value is in order if the one before it is (not flagged) and has a lower
-        // slot: exactly what `insert` decides one value at a time.
+        // slot: exactly what `insert` decides one value at a time (`append` in `mod.rs`; keep
+        // the two in step). The rule is written out again, with the previous slot carried in a
+        // local, because calling one shared per-value check here measured 3–10 % slower on
+        // `simple_insert/batch`.
         let mut previous_clean = match start.checked_sub(1) {
             None => None,
             Some(p) if !index.displaced[p] => Some(index.entities[p].slot()),
