@@ -61,6 +61,14 @@ fn shapes(c: &mut Criterion) {
                     .for_each(|(p, v)| step(p, v))
             })
         });
+        // The same join as users often write it: every run is fetched by `next`.
+        group.bench_function(format!("{name}/for_loop"), |b| {
+            b.iter(|| {
+                for (p, v) in w.query_mut::<(&mut Pos, &Vel)>() {
+                    step(p, v);
+                }
+            })
+        });
         // The lower bound: the matching pairs already packed in two plain vectors.
         let mut pos: Vec<Pos> = (0..N)
             .filter(|&i| has_vel(i))

@@ -68,7 +68,7 @@ impl<'w, C: Column<'w>> Joined<'w, C> {
     }
 
     /// The join's current run (runs come in ascending order).
-    #[inline]
+    #[inline(always)]
     pub(crate) fn run(&mut self, plan: &JoinPlan<'w>) -> Option<C::Run> {
         let start = plan.start(self.id)?;
         self.column.take(start, plan.len())
@@ -142,7 +142,7 @@ impl<'w, T: Component> Column<'w> for ReadColumn<'w, T> {
             },
         ))
     }
-    #[inline]
+    #[inline(always)]
     fn take(&mut self, start: usize, len: usize) -> Option<slice::Iter<'w, T>> {
         self.values.get(start..start + len).map(<[T]>::iter)
     }
@@ -177,7 +177,7 @@ impl<'w, T: Component> Column<'w> for WriteColumn<'w, T> {
     }
 
     /// The values with their ticks; stamped as they are handed out.
-    #[inline]
+    #[inline(always)]
     fn take(&mut self, start: usize, len: usize) -> Option<MutRun<'w, T>> {
         debug_assert!(start >= self.offset, "query entities arrived out of order");
         let skip = start.checked_sub(self.offset)?;
@@ -218,15 +218,6 @@ pub struct MutRun<'w, T> {
 }
 
 impl<'w, T> MutRun<'w, T> {
-    /// Stamps the ticks of the values handed out so far, and forgets them.
-    #[inline]
-    fn stamp_handed_out(&mut self) {
-        let handed = self.ticks.len() - self.values.len();
-        let (done, rest) = std::mem::take(&mut self.ticks).split_at_mut(handed);
-        done.fill(self.now);
-        self.ticks = rest;
-    }
-
     /// The values not yet handed out, as a slice; every value of the run is stamped.
     fn stamp_rest(mut self) -> &'w mut [T] {
         let values = std::mem::take(&mut self.values);
@@ -236,8 +227,14 @@ impl<'w, T> MutRun<'w, T> {
 }
 
 impl<T> Drop for MutRun<'_, T> {
+    /// Stamps the values handed out so far. Written without slicing, so it has no panic path:
+    /// a query's `for` loop runs this drop when its body unwinds, and a drop that can panic does
+    /// not inline, which would keep the loop's iterator in memory (see `QueryIter`).
+    #[inline]
     fn drop(&mut self) {
-        self.stamp_handed_out();
+        let handed = self.ticks.len().saturating_sub(self.values.len());
+        let now = self.now;
+        self.ticks.iter_mut().take(handed).for_each(|t| *t = now);
     }
 }
 

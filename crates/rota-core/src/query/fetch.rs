@@ -142,11 +142,11 @@ macro_rules! impl_component_element {
             fn required<'w>(f: &Self::Fetch<'w>, best: &mut Option<StoreIndex<'w>>) {
                 offer(f.as_ref().map(Joined::index), best);
             }
-            #[inline]
+            #[inline(always)]
             fn raw<'w>(f: &mut Self::Fetch<'w>, plan: &JoinPlan<'w>) -> Self::Raw<'w> {
                 required_run(f, plan)
             }
-            #[inline]
+            #[inline(always)]
             fn run<'w>(raw: Self::Raw<'w>, _: &'w [Entity]) -> Self::Run<'w> {
                 raw
             }
@@ -186,11 +186,11 @@ macro_rules! impl_component_element {
                 Joined::register(f, plan, Role::Optional);
             }
             fn required<'w>(_: &Self::Fetch<'w>, _: &mut Option<StoreIndex<'w>>) {}
-            #[inline]
+            #[inline(always)]
             fn raw<'w>(f: &mut Self::Fetch<'w>, plan: &JoinPlan<'w>) -> Self::Raw<'w> {
                 f.as_mut().and_then(|c| c.run(plan))
             }
-            #[inline]
+            #[inline(always)]
             fn run<'w>(raw: Self::Raw<'w>, entities: &'w [Entity]) -> Self::Run<'w> {
                 optional_run(raw, entities)
             }
@@ -250,9 +250,9 @@ impl QueryData for Entity {
     type Raw<'w> = ();
     type Run<'w> = Copied<slice::Iter<'w, Entity>>;
     no_store!();
-    #[inline]
+    #[inline(always)]
     fn raw<'w>(_: &mut Self::Fetch<'w>, _: &JoinPlan<'w>) {}
-    #[inline]
+    #[inline(always)]
     fn run<'w>(_: (), entities: &'w [Entity]) -> Self::Run<'w> {
         entities.iter().copied()
     }
@@ -291,9 +291,9 @@ macro_rules! unit_types {
 /// The run methods of an element whose item is `()`.
 macro_rules! unit_runs {
     () => {
-        #[inline]
+        #[inline(always)]
         fn raw<'w>(_: &mut Self::Fetch<'w>, _: &JoinPlan<'w>) {}
-        #[inline]
+        #[inline(always)]
         fn run<'w>(_: (), entities: &'w [Entity]) -> Self::Run<'w> {
             std::iter::repeat_n((), entities.len())
         }
@@ -514,11 +514,11 @@ macro_rules! impl_query_tuple {
             fn required<'w>(f: &Self::Fetch<'w>, best: &mut Option<StoreIndex<'w>>) {
                 $($Q::required(&f.$i, best);)+
             }
-            #[inline]
+            #[inline(always)]
             fn raw<'w>(f: &mut Self::Fetch<'w>, plan: &JoinPlan<'w>) -> Self::Raw<'w> {
                 ($($Q::raw(&mut f.$i, plan),)+)
             }
-            #[inline]
+            #[inline(always)]
             fn run<'w>(s: Self::Raw<'w>, entities: &'w [Entity]) -> Self::Run<'w> {
                 TupleRun(($($Q::run(s.$i, entities),)+))
             }

@@ -2,11 +2,15 @@
 
 use std::iter::FusedIterator;
 
+use super::access::find_alias_runtime;
+use super::world_api::{accesses, alias_panic};
 use super::{Borrows, JoinPlan, QueryData};
 use crate::entity::{EntitiesIter, Entity};
 use crate::error::{EntityNotAlive, QueryGetError};
 use crate::store::index::StoreIndex;
 use crate::store::sparse::SparseIter;
+use crate::tick::ChangeWindow;
+use crate::world::World;
 
 /// Where an entity-by-entity walk takes its entities from, in ascending slot order.
 enum Walk<'w> {
@@ -43,27 +47,102 @@ enum Mode<'w> {
 ///
 /// `F` is a filter query whose items are discarded (e.g. `With<T>`). `for` loops, `for_each`
 /// and [`QueryIter::for_each_run`] all take the run join when the stores are settled.
+///
+/// # Why the state is split in two
+///
+/// A `for` loop calls `next` once per item. It runs at slice speed only if LLVM keeps the
+/// current run's slice iterators in registers, and it does so only while the iterator's own
+/// address never escapes: no out-of-line call may take `&mut self`, and the drop glue (which an
+/// unwinding loop body also runs) must inline without a panic path. So the iterator holds the
+/// hot part — the run being yielded — by value, and everything the out-of-line refill
+/// ([`advance`]) touches sits behind a `Box` ([`State`]), whose heap address is what escapes.
+/// Measured: `docs/benchmarks.md`, "Issue #11: the `for` loop in registers".
 pub struct QueryIter<'w, Q: QueryData, F: QueryData = ()> {
     /// The run being yielded (empty before the first, and always in the entity-by-entity
     /// mode). First, and checked first: `next` is a slice step plus one branch until a run ends.
     current: Q::Run<'w>,
     /// The entities of the run `current` came from.
     run_entities: &'w [Entity],
+    /// The fetches and the join: only [`advance`], `fold` and `for_each_run` touch them.
+    /// `None` only while the iterator is dropped (see its `Drop`).
+    state: Option<Box<State<'w, Q, F>>>,
+}
+
+impl<Q: QueryData, F: QueryData> Drop for QueryIter<'_, Q, F> {
+    /// Moves the current run (whose drop stamps what it handed out) and the boxed state into an
+    /// out-of-line call, by value. What is left to drop in place is an empty run and `None`, so
+    /// the drop glue — which an unwinding loop body runs from a cold landing pad, where LLVM
+    /// inlines little — stays tiny and never passes the iterator's address to a call (that would
+    /// keep a `for` loop's run in memory; see the type's docs).
+    #[inline]
+    fn drop(&mut self) {
+        let current = std::mem::replace(&mut self.current, Q::empty_run());
+        finish::<Q, F>(current, self.state.take());
+    }
+}
+
+/// Ends a query: drops what is left of its run (stamping what it handed out) and its state.
+#[inline(never)]
+fn finish<'w, Q: QueryData, F: QueryData>(
+    current: Q::Run<'w>,
+    state: Option<Box<State<'w, Q, F>>>,
+) {
+    drop(current);
+    drop(state);
+}
+
+/// The cold part of a [`QueryIter`]: what finding the next run or match needs.
+struct State<'w, Q: QueryData, F: QueryData> {
     data: Q::Fetch<'w>,
     filter: F::Fetch<'w>,
     mode: Mode<'w>,
 }
 
-impl<'w, Q: QueryData, F: QueryData> QueryIter<'w, Q, F> {
-    /// Starts a query over `borrows` (which must hold everything `Q` and `F` access).
-    pub fn new(mut borrows: Borrows<'w>) -> QueryIter<'w, Q, F> {
-        Self::from_borrows(&mut borrows)
-    }
+/// What [`advance`] found.
+enum Step<'w, Q: QueryData> {
+    /// The next run, with its entities (it may be empty: ask again).
+    Run(Q::Run<'w>, &'w [Entity]),
+    /// The next match, entity by entity.
+    Item(Q::Item<'w>),
+    /// No more matches.
+    Done,
+}
 
-    /// [`QueryIter::new`] taking what it needs out of `borrows` in place (no move of the
-    /// borrow list).
-    #[inline]
-    pub(crate) fn from_borrows(borrows: &mut Borrows<'w>) -> QueryIter<'w, Q, F> {
+/// The next run (run join) or the next match (entity by entity). Out of line, and given the
+/// boxed state rather than the iterator, so the iterator's address never escapes `next`.
+#[inline(never)]
+fn advance<'w, Q: QueryData, F: QueryData>(state: Option<&mut State<'w, Q, F>>) -> Step<'w, Q> {
+    let Some(state) = state else {
+        return Step::Done;
+    };
+    match &mut state.mode {
+        Mode::Runs(plan) => {
+            if !plan.next_run() {
+                return Step::Done;
+            }
+            let entities = plan.entities();
+            Step::Run(Q::run(Q::raw(&mut state.data, plan), entities), entities)
+        }
+        Mode::Probe(walk) => loop {
+            let Some(e) = walk.next() else {
+                return Step::Done;
+            };
+            if F::fetch_one(&mut state.filter, e).is_none() {
+                continue;
+            }
+            if let Some(item) = Q::fetch_one(&mut state.data, e) {
+                return Step::Item(item);
+            }
+        },
+    }
+}
+
+impl<'w, Q: QueryData, F: QueryData> State<'w, Q, F> {
+    /// Plans the query over `borrows`: the run join if every store is settled, else the
+    /// entity-by-entity walk. Out of line: the iterator is then built in the caller's frame
+    /// around the returned pointer (see `QueryIter`).
+    #[inline(never)]
+    fn plan(borrows: &mut Borrows<'w>) -> Box<State<'w, Q, F>> {
         let mut data = Q::init(borrows);
         let mut filter = F::init(borrows);
         let mut plan = JoinPlan::new();
@@ -84,12 +163,55 @@ impl<'w, Q: QueryData, F: QueryData> QueryIter<'w, Q, F> {
                 },
             })
         };
+        Box::new(State { data, filter, mode })
+    }
+
+    /// The state of a world-level query that may write: its accesses (a generic component
+    /// named twice with a `&mut` panics here), the stores split out of `world`, the plan.
+    #[inline(never)]
+    fn plan_world(world: &'w mut World) -> Box<State<'w, Q, F>> {
+        let access = accesses::<Q, F>();
+        if let Some(component) = find_alias_runtime(&access) {
+            alias_panic(component);
+        }
+        let window = ChangeWindow::everything(world.change_tick());
+        Self::plan(&mut Borrows::split(world, &access, window))
+    }
+
+    /// [`State::plan`] over an owned borrow list, dropped once planned.
+    #[inline(never)]
+    fn plan_owned(mut borrows: Borrows<'w>) -> Box<State<'w, Q, F>> {
+        Self::plan(&mut borrows)
+    }
+}
+
+impl<'w, Q: QueryData, F: QueryData> QueryIter<'w, Q, F> {
+    /// Starts a query over `borrows` (which must hold everything `Q` and `F` access).
+    #[inline]
+    pub fn new(borrows: Borrows<'w>) -> QueryIter<'w, Q, F> {
+        Self::from_state(State::plan_owned(borrows))
+    }
+
+    /// [`QueryIter::new`] taking what it needs out of `borrows` in place (no move of the
+    /// borrow list).
+    #[inline]
+    pub(crate) fn from_borrows(borrows: &mut Borrows<'w>) -> QueryIter<'w, Q, F> {
+        Self::from_state(State::plan(borrows))
+    }
+
+    /// `world.query_filtered_mut::<Q, F>()`, planned out of line.
+    #[inline]
+    pub(crate) fn from_world(world: &'w mut World) -> QueryIter<'w, Q, F> {
+        Self::from_state(State::plan_world(world))
+    }
+
+    /// The iterator around a planned state, before its first run.
+    #[inline]
+    fn from_state(state: Box<State<'w, Q, F>>) -> QueryIter<'w, Q, F> {
         QueryIter {
             current: Q::empty_run(),
             run_entities: &[],
-            data,
-            filter,
-            mode,
+            state: Some(state),
         }
     }
 
@@ -148,18 +270,21 @@ impl<'w, Q: QueryData, F: QueryData> QueryIter<'w, Q, F> {
             let entities = &self.run_entities[self.run_entities.len() - left..];
             f(entities, Q::rest(current));
         }
-        match &mut self.mode {
+        let Some(state) = self.state.as_deref_mut() else {
+            return;
+        };
+        match &mut state.mode {
             Mode::Runs(plan) => {
                 while plan.next_run() {
-                    f(plan.entities(), Q::hand_out(Q::raw(&mut self.data, plan)));
+                    f(plan.entities(), Q::hand_out(Q::raw(&mut state.data, plan)));
                 }
             }
             Mode::Probe(walk) => {
                 while let Some(e) = walk.next() {
-                    if F::fetch_one(&mut self.filter, e).is_none() {
+                    if F::fetch_one(&mut state.filter, e).is_none() {
                         continue;
                     }
-                    if let Some(slices) = Q::slices_one(&mut self.data, e) {
+                    if let Some(slices) = Q::slices_one(&mut state.data, e) {
                         f(std::slice::from_ref(&e), slices);
                     }
                 }
@@ -182,9 +307,18 @@ impl<'w, Q: QueryData, F: QueryData> Iterator for QueryIter<'w, Q, F> {
 
     #[inline]
     fn next(&mut self) -> Option<Q::Item<'w>> {
-        match self.current.next() {
-            Some(item) => Some(item),
-            None => self.next_run_or_probe(),
+        loop {
+            if let Some(item) = self.current.next() {
+                return Some(item);
+            }
+            match advance(self.state.as_deref_mut()) {
+                Step::Run(run, entities) => {
+                    self.current = run;
+                    self.run_entities = entities;
+                }
+                Step::Item(item) => return Some(item),
+                Step::Done => return None,
+            }
         }
     }
 
@@ -195,45 +329,26 @@ impl<'w, Q: QueryData, F: QueryData> Iterator for QueryIter<'w, Q, F> {
     {
         let current = std::mem::replace(&mut self.current, Q::empty_run());
         let mut acc = current.fold(init, &mut g);
-        match &mut self.mode {
-            Mode::Runs(plan) => {
-                while plan.next_run() {
-                    acc = Q::run(Q::raw(&mut self.data, plan), plan.entities()).fold(acc, &mut g);
-                }
-                acc
+        if let Some(State {
+            mode: Mode::Runs(_),
+            ..
+        }) = self.state.as_deref()
+            && let Some(state) = self.state.take()
+            && let State {
+                mut data,
+                mode: Mode::Runs(mut plan),
+                ..
+            } = *state
+        {
+            // The join and the fetches are moved into this frame and walked from here: through
+            // the box, every run's bookkeeping measured ~20% slower on one-entity runs.
+            while plan.next_run() {
+                acc = Q::run(Q::raw(&mut data, &plan), plan.entities()).fold(acc, &mut g);
             }
-            // Entity by entity: `next` already is the whole loop.
-            Mode::Probe(_) => self.by_ref().fold(acc, g),
+            return acc;
         }
-    }
-}
-
-impl<'w, Q: QueryData, F: QueryData> QueryIter<'w, Q, F> {
-    /// `next` when the current run is used up: the next run's first item, or (entity by entity)
-    /// the next match. Out of line, so the hot path of `next` stays a slice step.
-    #[inline(never)]
-    fn next_run_or_probe(&mut self) -> Option<Q::Item<'w>> {
-        match &mut self.mode {
-            Mode::Runs(plan) => loop {
-                if !plan.next_run() {
-                    return None;
-                }
-                self.run_entities = plan.entities();
-                self.current = Q::run(Q::raw(&mut self.data, plan), self.run_entities);
-                if let Some(item) = self.current.next() {
-                    return Some(item);
-                }
-            },
-            Mode::Probe(walk) => loop {
-                let e = walk.next()?;
-                if F::fetch_one(&mut self.filter, e).is_none() {
-                    continue;
-                }
-                if let Some(item) = Q::fetch_one(&mut self.data, e) {
-                    return Some(item);
-                }
-            },
-        }
+        // Entity by entity: `next` already is the whole loop.
+        self.by_ref().fold(acc, g)
     }
 }
 
