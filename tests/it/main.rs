@@ -1,6 +1,7 @@
 //! rota's integration tests: one binary (links once), one module per area.
 
 mod change_detection;
+mod change_stamping;
 mod checksum_sensitivity;
 mod command_buffers;
 mod events;

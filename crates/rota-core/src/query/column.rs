@@ -1,6 +1,7 @@
 //! The borrowed columns behind a component element: [`ReadColumn`] (`&T`) and [`WriteColumn`]
-//! (`&mut T`), each placed in the join by a [`Joined`]; the runs they hand out ([`MutRun`]
-//! stamps what it hands out); [`OptionRun`] for `Option<..>` elements. `fetch.rs` writes the
+//! (`&mut T`), each placed in the join by a [`Joined`]; the runs they hand out (plain slice
+//! iterators: a [`WriteColumn`] stamps what was handed out itself); [`OptionRun`] for
+//! `Option<..>` elements. `fetch.rs` writes the
 //! four component elements (`&T`, `&mut T`, `Option<&T>`, `Option<&mut T>`) once, over the
 //! [`Column`] and [`ColumnRun`] traits.
 //!
@@ -21,7 +22,7 @@ pub trait ColumnRun: Iterator + Sized {
     type Slice;
     /// A run with no values.
     fn empty() -> Self;
-    /// What the run has left, as a slice (a [`MutRun`] stamps all of it).
+    /// What the run has left, as a slice.
     fn rest(self) -> Self::Slice;
 }
 
@@ -32,8 +33,14 @@ pub trait Column<'w>: Sized {
     /// Borrows `T`'s values, with the store's membership, if the query's borrows hold it.
     fn borrow(borrows: &mut Borrows<'w>) -> Option<(StoreIndex<'w>, Self)>;
     /// The `len` values from dense index `start`. Calls ascend: `start` is never behind the end
-    /// of the previous call's values.
+    /// of the previous call's values, and a call means the previous run was used up.
     fn take(&mut self, start: usize, len: usize) -> Option<Self::Run>;
+    /// The current run is over with `left` of its values not handed out (see
+    /// [`WriteColumn`]). Nothing to do for a shared column.
+    #[inline(always)]
+    fn flush(&mut self, left: usize) {
+        let _ = left;
+    }
 }
 
 /// A column placed in the join: its store's membership, its id among the join's columns
@@ -67,18 +74,35 @@ impl<'w, C: Column<'w>> Joined<'w, C> {
         self.index
     }
 
-    /// The join's current run (runs come in ascending order).
+    /// The join's current run (runs come in ascending order), or `None` for an optional column
+    /// without it (the previous run is then over).
     #[inline(always)]
     pub(crate) fn run(&mut self, plan: &JoinPlan<'w>) -> Option<C::Run> {
-        let start = plan.start(self.id)?;
-        self.column.take(start, plan.len())
+        match plan.start(self.id) {
+            Some(start) => self.column.take(start, plan.len()),
+            None => {
+                self.column.flush(0);
+                None
+            }
+        }
     }
 
     /// The one-value run of `entity` (calls ascend), or `None` if it has no value here.
     #[inline]
     pub(crate) fn one(&mut self, entity: Entity) -> Option<C::Run> {
-        let dense = self.index.dense_index(entity)?;
-        self.column.take(dense, 1)
+        match self.index.dense_index(entity) {
+            Some(dense) => self.column.take(dense, 1),
+            None => {
+                self.column.flush(0);
+                None
+            }
+        }
+    }
+
+    /// See [`Column::flush`].
+    #[inline(always)]
+    pub(crate) fn flush(&mut self, left: usize) {
+        self.column.flush(left);
     }
 }
 
@@ -152,34 +176,56 @@ impl<'w, T: Component> Column<'w> for ReadColumn<'w, T> {
 /// is how a mutable query is an ordinary `Iterator` without `unsafe`.
 ///
 /// Handing values out **stamps** them: every value a run or a probe hands out gets
-/// `changed = now`, whether or not the caller then writes it (see `Changed`).
+/// `changed = now`, whether or not the caller then writes it (see `Changed`). The run itself is
+/// a plain `slice::IterMut`; the column keeps the ticks of the run it last handed out
+/// (`pending`) and stamps them in bulk, not per item: all of them when the next run is taken
+/// (a new run means the last one was used up), and the ones actually handed out when the query
+/// ends ([`Column::flush`] with what the run has left: a loop that stops early stamps only what
+/// it fetched). So the loop over a run is a plain slice walk, and the run needs no `Drop` (which
+/// is what lets a `for` loop keep it in registers; see `QueryIter`).
 pub struct WriteColumn<'w, T> {
     /// The values not yet handed out; `rest[0]` is dense index `offset`.
     rest: &'w mut [T],
     /// Their change ticks, parallel to `rest`.
     ticks: &'w mut [Tick],
+    /// The ticks of the run last handed out, not yet stamped.
+    pending: &'w mut [Tick],
     offset: usize,
     now: Tick,
 }
 
+impl<'w, T: 'w> ColumnRun for slice::IterMut<'w, T> {
+    type Slice = &'w mut [T];
+    #[inline]
+    fn empty() -> Self {
+        <&mut [T]>::default().iter_mut()
+    }
+    #[inline]
+    fn rest(self) -> &'w mut [T] {
+        self.into_slice()
+    }
+}
+
 impl<'w, T: Component> Column<'w> for WriteColumn<'w, T> {
-    type Run = MutRun<'w, T>;
+    type Run = slice::IterMut<'w, T>;
     fn borrow(borrows: &mut Borrows<'w>) -> Option<(StoreIndex<'w>, Self)> {
         let now = borrows.window().now;
         let parts = borrows.write::<T>()?;
         let column = WriteColumn {
             rest: parts.values,
             ticks: parts.changed,
+            pending: &mut [],
             offset: 0,
             now,
         };
         Some((parts.index, column))
     }
 
-    /// The values with their ticks; stamped as they are handed out.
+    /// The values; their ticks become `pending` (the previous run's are stamped first).
     #[inline(always)]
-    fn take(&mut self, start: usize, len: usize) -> Option<MutRun<'w, T>> {
+    fn take(&mut self, start: usize, len: usize) -> Option<slice::IterMut<'w, T>> {
         debug_assert!(start >= self.offset, "query entities arrived out of order");
+        self.flush(0);
         let skip = start.checked_sub(self.offset)?;
         let rest = std::mem::take(&mut self.rest);
         let ticks = std::mem::take(&mut self.ticks);
@@ -194,85 +240,19 @@ impl<'w, T: Component> Column<'w> for WriteColumn<'w, T> {
         let (run_ticks, ticks_tail) = ticks_tail.split_at_mut(len);
         self.rest = tail;
         self.ticks = ticks_tail;
+        self.pending = run_ticks;
         self.offset = start + len;
-        Some(MutRun {
-            values: run.iter_mut(),
-            ticks: run_ticks,
-            now: self.now,
-        })
+        Some(run.iter_mut())
     }
-}
 
-/// The values of one run of a `&mut T` element with their change ticks. Every value handed out
-/// is stamped `changed = now` — in bulk, not per item: the run counts what it handed out (the
-/// values its iterator has passed) and stamps exactly those ticks when it ends (when it is
-/// dropped: used up, replaced by the next run, or abandoned by a loop that stopped early), or
-/// all of them when the rest is handed out as a slice (`stamp_rest`). So the loop over a run is
-/// a plain slice walk, and a loop that stops early stamps only what it fetched.
-pub struct MutRun<'w, T> {
-    values: slice::IterMut<'w, T>,
-    /// The ticks of every value of the run, handed out or not (`ticks.len()` = the run's
-    /// length; the first `ticks.len() - values.len()` belong to values already handed out).
-    ticks: &'w mut [Tick],
-    now: Tick,
-}
-
-impl<'w, T> MutRun<'w, T> {
-    /// The values not yet handed out, as a slice; every value of the run is stamped.
-    fn stamp_rest(mut self) -> &'w mut [T] {
-        let values = std::mem::take(&mut self.values);
-        std::mem::take(&mut self.ticks).fill(self.now);
-        values.into_slice()
-    }
-}
-
-impl<T> Drop for MutRun<'_, T> {
-    /// Stamps the values handed out so far. Written without slicing, so it has no panic path:
-    /// a query's `for` loop runs this drop when its body unwinds, and a drop that can panic does
-    /// not inline, which would keep the loop's iterator in memory (see `QueryIter`).
+    /// Stamps the pending ticks of the values handed out (all but the last `left`). No slicing,
+    /// so no panic path.
     #[inline]
-    fn drop(&mut self) {
-        let handed = self.ticks.len().saturating_sub(self.values.len());
+    fn flush(&mut self, left: usize) {
+        let pending = std::mem::take(&mut self.pending);
+        let handed = pending.len().saturating_sub(left);
         let now = self.now;
-        self.ticks.iter_mut().take(handed).for_each(|t| *t = now);
-    }
-}
-
-impl<'w, T> Iterator for MutRun<'w, T> {
-    type Item = &'w mut T;
-
-    #[inline]
-    fn next(&mut self) -> Option<&'w mut T> {
-        self.values.next()
-    }
-
-    #[inline]
-    fn size_hint(&self) -> (usize, Option<usize>) {
-        self.values.size_hint()
-    }
-
-    #[inline]
-    fn fold<B, F: FnMut(B, &'w mut T) -> B>(mut self, init: B, f: F) -> B {
-        // Everything left is about to be handed out: stamp it all, then walk the slice.
-        let values = std::mem::take(&mut self.values);
-        std::mem::take(&mut self.ticks).fill(self.now);
-        values.fold(init, f)
-    }
-}
-
-impl<'w, T> ColumnRun for MutRun<'w, T> {
-    type Slice = &'w mut [T];
-    #[inline]
-    fn empty() -> Self {
-        MutRun {
-            values: <&mut [T]>::default().iter_mut(),
-            ticks: &mut [],
-            now: Tick::default(),
-        }
-    }
-    #[inline]
-    fn rest(self) -> &'w mut [T] {
-        self.stamp_rest()
+        pending.iter_mut().take(handed).for_each(|t| *t = now);
     }
 }
 

@@ -7,8 +7,8 @@ use std::slice;
 
 use super::borrow::ReadParts;
 use super::column::{
-    Column, ColumnRun, Joined, MutRun, OptionRun, ReadColumn, WriteColumn, optional_rest,
-    optional_run, required_run,
+    Column, ColumnRun, Joined, OptionRun, ReadColumn, WriteColumn, optional_rest, optional_run,
+    required_run,
 };
 use super::{
     Access, AccessSink, Borrows, ConstAccess, JoinPlan, Mode, QueryData, ReadOnlyQueryData, Role,
@@ -170,6 +170,12 @@ macro_rules! impl_component_element {
             fn mismatch(f: &Self::Fetch<'_>, e: Entity) -> Option<(MismatchReason, &'static str)> {
                 lacks_in::<T, _>(f, e)
             }
+            #[inline(always)]
+            fn flush<'w>(f: &mut Self::Fetch<'w>, left: usize) {
+                if let Some(c) = f {
+                    c.flush(left);
+                }
+            }
         }
 
         impl<T: Component> Sealed for Option<$element> {}
@@ -218,6 +224,12 @@ macro_rules! impl_component_element {
             fn mismatch(_: &Self::Fetch<'_>, _: Entity) -> Option<(MismatchReason, &'static str)> {
                 None
             }
+            #[inline(always)]
+            fn flush<'w>(f: &mut Self::Fetch<'w>, left: usize) {
+                if let Some(c) = f {
+                    c.flush(left);
+                }
+            }
         }
     };
 }
@@ -225,7 +237,7 @@ macro_rules! impl_component_element {
 impl_component_element!(&T, ReadColumn, Mode::Read, ReadOf,
     item: &'w T, slice: &'w [T], run: slice::Iter<'w, T>);
 impl_component_element!(&mut T, WriteColumn, Mode::Write, WriteOf,
-    item: &'w mut T, slice: &'w mut [T], run: MutRun<'w, T>);
+    item: &'w mut T, slice: &'w mut [T], run: slice::IterMut<'w, T>);
 impl<T: Component> ReadOnlyQueryData for &T {}
 impl<T: Component> ReadOnlyQueryData for Option<&T> {}
 
@@ -541,6 +553,10 @@ macro_rules! impl_query_tuple {
             }
             fn mismatch(f: &Self::Fetch<'_>, e: Entity) -> Option<(MismatchReason, &'static str)> {
                 None$(.or_else(|| $Q::mismatch(&f.$i, e)))+
+            }
+            #[inline(always)]
+            fn flush<'w>(f: &mut Self::Fetch<'w>, left: usize) {
+                $($Q::flush(&mut f.$i, left);)+
             }
         }
         impl<$($Q: ReadOnlyQueryData),+> ReadOnlyQueryData for ($($Q,)+) {}

@@ -52,10 +52,13 @@ enum Mode<'w> {
 ///
 /// A `for` loop calls `next` once per item. It runs at slice speed only if LLVM keeps the
 /// current run's slice iterators in registers, and it does so only while the iterator's own
-/// address never escapes: no out-of-line call may take `&mut self`, and the drop glue (which an
-/// unwinding loop body also runs) must inline without a panic path. So the iterator holds the
-/// hot part — the run being yielded — by value, and everything the out-of-line refill
-/// ([`advance`]) touches sits behind a `Box` ([`State`]), whose heap address is what escapes.
+/// address never reaches a call. Three things would pass it: an out-of-line refill taking
+/// `&mut self`, building the iterator out of line (a return slot), and the drop glue, which an
+/// unwinding loop body runs from a landing pad where LLVM inlines little. So the iterator holds
+/// the hot part — the run being yielded, a plain slice iterator with no `Drop` — by value;
+/// everything the out-of-line refill ([`advance`]) touches sits behind a `Box` ([`State`]),
+/// planned out of line and returned as a pointer; and the drop hands that box and a count to
+/// an out-of-line [`finish`], which stamps what the run handed out (see `WriteColumn`).
 /// Measured: `docs/benchmarks.md`, "Issue #11: the `for` loop in registers".
 pub struct QueryIter<'w, Q: QueryData, F: QueryData = ()> {
     /// The run being yielded (empty before the first, and always in the entity-by-entity
@@ -63,32 +66,33 @@ pub struct QueryIter<'w, Q: QueryData, F: QueryData = ()> {
     current: Q::Run<'w>,
     /// The entities of the run `current` came from.
     run_entities: &'w [Entity],
-    /// The fetches and the join: only [`advance`], `fold` and `for_each_run` touch them.
-    /// `None` only while the iterator is dropped (see its `Drop`).
+    /// The fetches and the join: only [`advance`], `fold`, `for_each_run` and the drop touch
+    /// them. `None` only while the iterator is dropped (see its `Drop`).
     state: Option<Box<State<'w, Q, F>>>,
 }
 
 impl<Q: QueryData, F: QueryData> Drop for QueryIter<'_, Q, F> {
-    /// Moves the current run (whose drop stamps what it handed out) and the boxed state into an
-    /// out-of-line call, by value. What is left to drop in place is an empty run and `None`, so
-    /// the drop glue — which an unwinding loop body runs from a cold landing pad, where LLVM
-    /// inlines little — stays tiny and never passes the iterator's address to a call (that would
-    /// keep a `for` loop's run in memory; see the type's docs).
+    /// Ends the query out of line: the boxed state stamps what the current run handed out
+    /// (its `WriteColumn`s keep the ticks; the run itself is a plain slice iterator with no
+    /// drop). The drop glue is this and nothing else — a pointer and a count passed by value —
+    /// so an unwinding loop body's landing pad, where LLVM inlines little, can inline it
+    /// without passing the iterator's own address to a call (see the type's docs).
     #[inline]
     fn drop(&mut self) {
-        let current = std::mem::replace(&mut self.current, Q::empty_run());
-        finish::<Q, F>(current, self.state.take());
+        if let Some(state) = self.state.take() {
+            finish(state, self.current.size_hint().0);
+        }
     }
 }
 
-/// Ends a query: drops what is left of its run (stamping what it handed out) and its state.
+/// Ends a query whose current run has `left` items not handed out: stamps what was handed out,
+/// then frees the state.
 #[inline(never)]
-fn finish<'w, Q: QueryData, F: QueryData>(
-    current: Q::Run<'w>,
-    state: Option<Box<State<'w, Q, F>>>,
-) {
-    drop(current);
-    drop(state);
+// The box is taken by value on purpose: this is where it is freed, out of the drop glue.
+#[allow(clippy::boxed_local)]
+fn finish<Q: QueryData, F: QueryData>(mut state: Box<State<'_, Q, F>>, left: usize) {
+    Q::flush(&mut state.data, left);
+    F::flush(&mut state.filter, 0);
 }
 
 /// The cold part of a [`QueryIter`]: what finding the next run or match needs.
@@ -236,9 +240,11 @@ impl<'w, Q: QueryData, F: QueryData> QueryIter<'w, Q, F> {
                 reason,
             });
         }
-        F::fetch_one(&mut filter, entity)
-            .and_then(|_| Q::fetch_one(&mut data, entity))
-            .ok_or(QueryGetError::Dead(EntityNotAlive(entity)))
+        let item = F::fetch_one(&mut filter, entity).and_then(|_| Q::fetch_one(&mut data, entity));
+        // The item was handed out: stamp it (see `WriteColumn`).
+        F::flush(&mut filter, 0);
+        Q::flush(&mut data, 0);
+        item.ok_or(QueryGetError::Dead(EntityNotAlive(entity)))
     }
 
     /// Calls `f` once per **run** — a stretch of matching entities that every store holds
@@ -330,20 +336,13 @@ impl<'w, Q: QueryData, F: QueryData> Iterator for QueryIter<'w, Q, F> {
         let current = std::mem::replace(&mut self.current, Q::empty_run());
         let mut acc = current.fold(init, &mut g);
         if let Some(State {
-            mode: Mode::Runs(_),
+            data,
+            mode: Mode::Runs(plan),
             ..
-        }) = self.state.as_deref()
-            && let Some(state) = self.state.take()
-            && let State {
-                mut data,
-                mode: Mode::Runs(mut plan),
-                ..
-            } = *state
+        }) = self.state.as_deref_mut()
         {
-            // The join and the fetches are moved into this frame and walked from here: through
-            // the box, every run's bookkeeping measured ~20% slower on one-entity runs.
             while plan.next_run() {
-                acc = Q::run(Q::raw(&mut data, &plan), plan.entities()).fold(acc, &mut g);
+                acc = Q::run(Q::raw(data, plan), plan.entities()).fold(acc, &mut g);
             }
             return acc;
         }

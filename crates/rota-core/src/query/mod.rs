@@ -66,8 +66,7 @@ pub trait QueryData: Sealed {
     /// `&[T]` for `&T`, `&mut [T]` for `&mut T`, `Option<&[T]>` for `Option<&T>`, `()` for
     /// `Entity` and filters (the run's entities come as their own argument), tuples for tuples.
     type Slices<'w>;
-    /// A run as the join found it (for `&mut T`, values with their change ticks, not yet
-    /// stamped); made into items by `run` or into slices by `hand_out`.
+    /// A run as the join found it; made into items by `run` or into slices by `hand_out`.
     #[doc(hidden)]
     type Raw<'w>;
     /// The borrowed state a running query keeps.
@@ -101,7 +100,8 @@ pub trait QueryData: Sealed {
     /// The items of one run, from its raw parts and its entities.
     #[doc(hidden)]
     fn run<'w>(raw: Self::Raw<'w>, entities: &'w [Entity]) -> Self::Run<'w>;
-    /// A whole run handed out as slices (`&mut T` values are stamped changed).
+    /// A whole run handed out as slices (`&mut T` values are stamped changed when the next run
+    /// is taken or the query ends).
     #[doc(hidden)]
     fn hand_out<'w>(raw: Self::Raw<'w>) -> Self::Slices<'w>;
     /// A run with no items (where an iterator starts).
@@ -120,6 +120,13 @@ pub trait QueryData: Sealed {
     /// Why `entity` does not match: `(reason, component)`.
     #[doc(hidden)]
     fn mismatch(fetch: &Self::Fetch<'_>, entity: Entity) -> Option<(MismatchReason, &'static str)>;
+    /// The query is over, and its current run has `left` items not handed out: stamps the
+    /// `&mut` values that were (see `WriteColumn`). Nothing for elements that write nothing.
+    #[doc(hidden)]
+    #[inline(always)]
+    fn flush<'w>(fetch: &mut Self::Fetch<'w>, left: usize) {
+        let _ = (fetch, left);
+    }
 }
 
 /// A [`QueryData`] that only reads, so it can run through `&World` and share stores.
