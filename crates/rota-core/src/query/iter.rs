@@ -56,9 +56,9 @@ enum Mode<'w> {
 /// `&mut self`, building the iterator out of line (a return slot), and the drop glue, which an
 /// unwinding loop body runs from a landing pad where LLVM inlines little. So the iterator holds
 /// the hot part — the run being yielded, a plain slice iterator with no `Drop` — by value;
-/// everything the out-of-line refill ([`advance`]) touches sits behind a `Box` ([`State`]),
+/// everything the out-of-line refill (`advance`) touches sits behind a `Box` (`State`),
 /// planned out of line and returned as a pointer; and the drop hands that box and a count to
-/// an out-of-line [`finish`], which stamps what the run handed out (see `WriteColumn`).
+/// an out-of-line `finish`, which stamps what the run handed out (see `WriteColumn`).
 /// Measured: `docs/benchmarks.md`, "Issue #11: the `for` loop in registers".
 pub struct QueryIter<'w, Q: QueryData, F: QueryData = ()> {
     /// The run being yielded (empty before the first, and always in the entity-by-entity
@@ -66,7 +66,7 @@ pub struct QueryIter<'w, Q: QueryData, F: QueryData = ()> {
     current: Q::Run<'w>,
     /// The entities of the run `current` came from.
     run_entities: &'w [Entity],
-    /// The fetches and the join: only [`advance`], `fold`, `for_each_run` and the drop touch
+    /// The fetches and the join: only `advance`, `fold`, `for_each_run` and the drop touch
     /// them. `None` only while the iterator is dropped (see its `Drop`).
     state: Option<Box<State<'w, Q, F>>>,
 }
