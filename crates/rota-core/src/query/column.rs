@@ -108,7 +108,7 @@ impl<'w, C: Column<'w>> Joined<'w, C> {
 
 /// The join's current run of a required column (empty if the store is missing, which the join
 /// has already turned into "no runs").
-#[inline]
+#[inline(always)]
 pub(crate) fn required_run<'w, C: Column<'w>>(
     column: &mut Option<Joined<'w, C>>,
     plan: &JoinPlan<'w>,
@@ -121,7 +121,7 @@ pub(crate) fn required_run<'w, C: Column<'w>>(
 
 /// The join's current run of an optional column: the values, or "no component" for each of the
 /// run's `entities`.
-#[inline]
+#[inline(always)]
 pub(crate) fn optional_run<R: ColumnRun>(raw: Option<R>, entities: &[Entity]) -> OptionRun<R> {
     match raw {
         Some(run) => OptionRun::Some(run),
@@ -245,14 +245,12 @@ impl<'w, T: Component> Column<'w> for WriteColumn<'w, T> {
         Some(run.iter_mut())
     }
 
-    /// Stamps the pending ticks of the values handed out (all but the last `left`). No slicing,
-    /// so no panic path.
+    /// Stamps the pending ticks of the values handed out (all but the last `left`).
     #[inline]
     fn flush(&mut self, left: usize) {
         let pending = std::mem::take(&mut self.pending);
         let handed = pending.len().saturating_sub(left);
-        let now = self.now;
-        pending.iter_mut().take(handed).for_each(|t| *t = now);
+        pending[..handed].fill(self.now);
     }
 }
 
