@@ -87,6 +87,40 @@ fn shapes(c: &mut Criterion) {
     group.finish();
 }
 
+/// An `Option<&Vel>` column held by one entity in ten: in a `for` loop or `for_each` it is
+/// merged item by item and does not cut the run; `for_each_run` cuts it (runs of 1 and 9).
+fn optional(c: &mut Criterion) {
+    let mut w = world(|i| i % 10 == 0);
+    let mut group = c.benchmark_group("optional");
+    let drift = |p: &mut Pos, v: Option<&Vel>| match v {
+        Some(v) => step(p, v),
+        None => p.0[0] += 1.0,
+    };
+    group.bench_function("for_loop", |b| {
+        b.iter(|| {
+            for (p, v) in w.query_mut::<(&mut Pos, Option<&Vel>)>() {
+                drift(p, v);
+            }
+        })
+    });
+    group.bench_function("for_each", |b| {
+        b.iter(|| {
+            w.query_mut::<(&mut Pos, Option<&Vel>)>()
+                .for_each(|(p, v)| drift(p, v))
+        })
+    });
+    group.bench_function("for_each_run", |b| {
+        b.iter(|| {
+            w.query_mut::<(&mut Pos, Option<&Vel>)>()
+                .for_each_run(|_, (p, v)| match v {
+                    Some(v) => p.iter_mut().zip(v).for_each(|(p, v)| step(p, v)),
+                    None => p.iter_mut().for_each(|p| p.0[0] += 1.0),
+                })
+        })
+    });
+    group.finish();
+}
+
 fn loop_styles(c: &mut Criterion) {
     let mut w = world(|_| true);
     let mut group = c.benchmark_group("simple_iter");
@@ -126,5 +160,5 @@ fn loop_styles(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, loop_styles, shapes);
+criterion_group!(benches, loop_styles, shapes, optional);
 criterion_main!(benches);

@@ -243,3 +243,35 @@ fn for_each_run_after_next_hands_out_the_rest_of_the_started_run() {
     });
     assert_eq!(rest, (1..10).map(|i| (i, i)).collect::<Vec<_>>());
 }
+
+/// `Option<&B>` does not cut a `for` loop's runs (its column is merged item by item), so after
+/// `next` the started run mixes entities with and without `B`: `for_each_run` hands its rest
+/// out entity by entity, then cuts the runs that follow.
+#[test]
+fn for_each_run_after_next_over_a_merged_optional_column_hands_out_each_entity_once() {
+    let mut world = World::new();
+    for i in 0..12 {
+        let e = world.spawn_with((A(i),));
+        if i % 3 == 0 {
+            world.insert(e, B(i)).unwrap();
+        }
+    }
+    let mut it = world.query_mut::<(Entity, &A, Option<&B>)>();
+    let first: Vec<(u32, Option<u32>)> = it
+        .by_ref()
+        .take(4)
+        .map(|(_, a, b)| (a.0, b.map(|b| b.0)))
+        .collect();
+    assert_eq!(first, [(0, Some(0)), (1, None), (2, None), (3, Some(3))]);
+    let mut rest = Vec::new();
+    it.for_each_run(|entities, ((), a, b)| {
+        assert_eq!(entities.len(), a.len());
+        assert!(b.is_none_or(|b| b.len() == a.len()));
+        for (i, (e, a)) in entities.iter().zip(a).enumerate() {
+            rest.push((e.slot(), a.0, b.map(|b| b[i].0)));
+        }
+    });
+    let expected: Vec<(u32, u32, Option<u32>)> =
+        (4..12).map(|i| (i, i, (i % 3 == 0).then_some(i))).collect();
+    assert_eq!(rest, expected);
+}

@@ -87,6 +87,15 @@ impl<'w, C: Column<'w>> Joined<'w, C> {
         }
     }
 
+    /// The current run's values of a column the join merges item by item ([`Role::Merged`]):
+    /// the column's entries in the run's stretch of slots and their values. `None` when the
+    /// column is not merged in this run (then [`Joined::run`] gives its run).
+    #[inline(always)]
+    pub(crate) fn merged(&mut self, plan: &JoinPlan<'w>) -> Option<(&'w [Entity], Option<C::Run>)> {
+        let (start, entities) = plan.merged(self.id)?;
+        Some((entities, self.column.take(start, entities.len())))
+    }
+
     /// The one-value run of `entity` (calls ascend), or `None` if it has no value here.
     #[inline]
     pub(crate) fn one(&mut self, entity: Entity) -> Option<C::Run> {
@@ -119,22 +128,43 @@ pub(crate) fn required_run<'w, C: Column<'w>>(
         .unwrap_or_else(C::Run::empty)
 }
 
-/// The join's current run of an optional column: the values, or "no component" for each of the
-/// run's `entities`.
+/// An optional column's part of a run, as the join found it.
+pub enum OptionRaw<'w, R> {
+    /// The run's entities all have the component (`Some`: its values) or all lack it.
+    Cut(Option<R>),
+    /// A merged column ([`Role::Merged`]): its entries in the run's stretch of slots (a sorted
+    /// subset of the run's entities) and their values.
+    Merge(&'w [Entity], Option<R>),
+}
+
+/// The items of an optional column's run, for the run's `entities`.
 #[inline(always)]
-pub(crate) fn optional_run<R: ColumnRun>(raw: Option<R>, entities: &[Entity]) -> OptionRun<R> {
+pub(crate) fn optional_run<'w, R: ColumnRun>(
+    raw: OptionRaw<'w, R>,
+    entities: &'w [Entity],
+) -> OptionRun<'w, R> {
     match raw {
-        Some(run) => OptionRun::Some(run),
-        None => OptionRun::None(entities.len()),
+        OptionRaw::Cut(Some(run)) => OptionRun::Some(run),
+        OptionRaw::Cut(None) => OptionRun::None(entities.len()),
+        OptionRaw::Merge(column, values) => OptionRun::Merge {
+            driver: entities.iter(),
+            column,
+            values: values.unwrap_or_else(R::empty),
+        },
     }
 }
 
-/// What an optional run has left, as a slice, or `None` for a run without the component.
+/// An optional column's run as one slice (`None`: the run lacks the component). Runs handed
+/// out as slices are never merged (`JoinPlan::cut_optional`); a merged one, which cannot be one
+/// slice, would be handed out as `None` (debug builds assert it never is).
 #[inline]
-pub(crate) fn optional_rest<R: ColumnRun>(run: OptionRun<R>) -> Option<R::Slice> {
-    match run {
-        OptionRun::Some(run) => Some(run.rest()),
-        OptionRun::None(_) => None,
+pub(crate) fn optional_rest<R: ColumnRun>(raw: OptionRaw<'_, R>) -> Option<R::Slice> {
+    match raw {
+        OptionRaw::Cut(run) => run.map(ColumnRun::rest),
+        OptionRaw::Merge(..) => {
+            debug_assert!(false, "a merged optional run was handed out as a slice");
+            None
+        }
     }
 }
 
@@ -254,15 +284,22 @@ impl<'w, T: Component> Column<'w> for WriteColumn<'w, T> {
     }
 }
 
-/// The items of a run of an `Option<&T>` element: all `Some` or all `None`.
-pub enum OptionRun<I> {
+/// The items of a run of an `Option<&T>` element.
+pub enum OptionRun<'w, I> {
     /// The run's entities have the component: its values.
     Some(I),
     /// They do not: this many `None`s.
     None(usize),
+    /// Some do (a merged column): for each of the run's entities (`driver`), the column's next
+    /// entry (`column`, ascending, with its value in `values`) if it is that entity.
+    Merge {
+        driver: slice::Iter<'w, Entity>,
+        column: &'w [Entity],
+        values: I,
+    },
 }
 
-impl<I: Iterator> Iterator for OptionRun<I> {
+impl<I: Iterator> Iterator for OptionRun<'_, I> {
     type Item = Option<I::Item>;
     #[inline]
     fn next(&mut self) -> Option<Option<I::Item>> {
@@ -273,6 +310,28 @@ impl<I: Iterator> Iterator for OptionRun<I> {
                 *n -= 1;
                 Some(None)
             }
+            OptionRun::Merge {
+                driver,
+                column,
+                values,
+            } => {
+                let e = *driver.next()?;
+                // Entries before `e`'s slot belong to no entity of the run: skip them.
+                while let Some((&x, rest)) = column.split_first() {
+                    if x.slot() >= e.slot() {
+                        break;
+                    }
+                    *column = rest;
+                    values.next();
+                }
+                match column.split_first() {
+                    Some((&x, rest)) if x == e => {
+                        *column = rest;
+                        Some(values.next())
+                    }
+                    _ => Some(None),
+                }
+            }
         }
     }
     #[inline]
@@ -280,6 +339,7 @@ impl<I: Iterator> Iterator for OptionRun<I> {
         match self {
             OptionRun::Some(it) => it.size_hint(),
             OptionRun::None(n) => (*n, Some(*n)),
+            OptionRun::Merge { driver, .. } => driver.size_hint(),
         }
     }
 }

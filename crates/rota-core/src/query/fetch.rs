@@ -7,8 +7,8 @@ use std::slice;
 
 use super::borrow::ReadParts;
 use super::column::{
-    Column, ColumnRun, Joined, OptionRun, ReadColumn, WriteColumn, optional_rest, optional_run,
-    required_run,
+    Column, ColumnRun, Joined, OptionRaw, OptionRun, ReadColumn, WriteColumn, optional_rest,
+    optional_run, required_run,
 };
 use super::{
     Access, AccessSink, Borrows, ConstAccess, JoinPlan, Mode, QueryData, ReadOnlyQueryData, Role,
@@ -124,8 +124,8 @@ macro_rules! leaf_access {
 /// The two columns differ only behind the [`Column`] trait, so these are the four elements'
 /// only bodies.
 macro_rules! impl_component_element {
-    ($element:ty, $column:ident, $mode:expr, $of:ident,
-     item: $item:ty, slice: $slice:ty, run: $run:ty) => {
+    ($element:ty, $column:ident, $mode:expr, $of:ident, optional: $optional:expr,
+     item: $item:ty, slice: $slice:ty, run: $run:ty, one: $one:path) => {
         impl<T: Component> Sealed for $element {}
         impl<T: Component> QueryData for $element {
             type Item<'w> = $item;
@@ -157,8 +157,9 @@ macro_rules! impl_component_element {
             fn empty_run<'w>() -> Self::Run<'w> {
                 ColumnRun::empty()
             }
-            fn rest<'w>(run: Self::Run<'w>) -> Self::Slices<'w> {
-                run.rest()
+            #[inline]
+            fn one_slices<'w>(item: Self::Item<'w>) -> Self::Slices<'w> {
+                $one(item)
             }
             fn slices_one<'w>(f: &mut Self::Fetch<'w>, e: Entity) -> Option<Self::Slices<'w>> {
                 f.as_mut()?.one(e).map(ColumnRun::rest)
@@ -182,19 +183,25 @@ macro_rules! impl_component_element {
         impl<T: Component> QueryData for Option<$element> {
             type Item<'w> = Option<$item>;
             type Slices<'w> = Option<$slice>;
-            type Raw<'w> = Option<$run>;
-            type Run<'w> = OptionRun<$run>;
+            type Raw<'w> = OptionRaw<'w, $run>;
+            type Run<'w> = OptionRun<'w, $run>;
             leaf_access!(Option<Joined<'w, $column<'w, T>>>, $of, $mode);
             fn init<'w>(b: &mut Borrows<'w>) -> Self::Fetch<'w> {
                 Joined::borrow(b)
             }
             fn plan<'w>(f: &mut Self::Fetch<'w>, plan: &mut JoinPlan<'w>) {
-                Joined::register(f, plan, Role::Optional);
+                Joined::register(f, plan, $optional);
             }
             fn required<'w>(_: &Self::Fetch<'w>, _: &mut Option<StoreIndex<'w>>) {}
             #[inline(always)]
             fn raw<'w>(f: &mut Self::Fetch<'w>, plan: &JoinPlan<'w>) -> Self::Raw<'w> {
-                f.as_mut().and_then(|c| c.run(plan))
+                let Some(c) = f.as_mut() else {
+                    return OptionRaw::Cut(None);
+                };
+                match c.merged(plan) {
+                    Some((entities, values)) => OptionRaw::Merge(entities, values),
+                    None => OptionRaw::Cut(c.run(plan)),
+                }
             }
             #[inline(always)]
             fn run<'w>(raw: Self::Raw<'w>, entities: &'w [Entity]) -> Self::Run<'w> {
@@ -202,13 +209,14 @@ macro_rules! impl_component_element {
             }
             #[inline]
             fn hand_out<'w>(raw: Self::Raw<'w>) -> Self::Slices<'w> {
-                raw.map(ColumnRun::rest)
+                optional_rest(raw)
             }
             fn empty_run<'w>() -> Self::Run<'w> {
                 OptionRun::None(0)
             }
-            fn rest<'w>(run: Self::Run<'w>) -> Self::Slices<'w> {
-                optional_rest(run)
+            #[inline]
+            fn one_slices<'w>(item: Self::Item<'w>) -> Self::Slices<'w> {
+                item.map($one)
             }
             fn slices_one<'w>(f: &mut Self::Fetch<'w>, e: Entity) -> Option<Self::Slices<'w>> {
                 Some(f.as_mut().and_then(|c| c.one(e)).map(ColumnRun::rest))
@@ -234,10 +242,12 @@ macro_rules! impl_component_element {
     };
 }
 
-impl_component_element!(&T, ReadColumn, Mode::Read, ReadOf,
-    item: &'w T, slice: &'w [T], run: slice::Iter<'w, T>);
-impl_component_element!(&mut T, WriteColumn, Mode::Write, WriteOf,
-    item: &'w mut T, slice: &'w mut [T], run: slice::IterMut<'w, T>);
+impl_component_element!(&T, ReadColumn, Mode::Read, ReadOf, optional: Role::Merged,
+    item: &'w T, slice: &'w [T], run: slice::Iter<'w, T>, one: slice::from_ref);
+// `Option<&mut T>` cuts runs rather than merging: its column stamps what it handed out by
+// counting from the run's end (`WriteColumn::flush`), which a merged run does not line up with.
+impl_component_element!(&mut T, WriteColumn, Mode::Write, WriteOf, optional: Role::Optional,
+    item: &'w mut T, slice: &'w mut [T], run: slice::IterMut<'w, T>, one: slice::from_mut);
 impl<T: Component> ReadOnlyQueryData for &T {}
 impl<T: Component> ReadOnlyQueryData for Option<&T> {}
 
@@ -275,7 +285,7 @@ impl QueryData for Entity {
     fn empty_run<'w>() -> Self::Run<'w> {
         [].iter().copied()
     }
-    fn rest<'w>(_: Self::Run<'w>) -> Self::Slices<'w> {}
+    fn one_slices<'w>(_: Self::Item<'w>) -> Self::Slices<'w> {}
     fn slices_one<'w>(_: &mut Self::Fetch<'w>, _: Entity) -> Option<Self::Slices<'w>> {
         Some(())
     }
@@ -314,7 +324,7 @@ macro_rules! unit_runs {
         fn empty_run<'w>() -> Self::Run<'w> {
             std::iter::repeat_n((), 0)
         }
-        fn rest<'w>(_: Self::Run<'w>) -> Self::Slices<'w> {}
+        fn one_slices<'w>(_: Self::Item<'w>) -> Self::Slices<'w> {}
     };
 }
 
@@ -541,8 +551,9 @@ macro_rules! impl_query_tuple {
             fn empty_run<'w>() -> Self::Run<'w> {
                 TupleRun(($($Q::empty_run(),)+))
             }
-            fn rest<'w>(run: Self::Run<'w>) -> Self::Slices<'w> {
-                ($($Q::rest(run.0.$i),)+)
+            #[inline]
+            fn one_slices<'w>(item: Self::Item<'w>) -> Self::Slices<'w> {
+                ($($Q::one_slices(item.$i),)+)
             }
             fn slices_one<'w>(f: &mut Self::Fetch<'w>, e: Entity) -> Option<Self::Slices<'w>> {
                 Some(($($Q::slices_one(&mut f.$i, e)?,)+))

@@ -269,18 +269,21 @@ impl<'w, Q: QueryData, F: QueryData> QueryIter<'w, Q, F> {
     /// assert_eq!(world.query::<&Pos>().map(|p| p.0).sum::<f32>(), 499_500.0);
     /// ```
     pub fn for_each_run(mut self, mut f: impl FnMut(&[Entity], Q::Slices<'w>)) {
-        // What `next` left of a run it started: its tail, as slices.
+        // What `next` left of a run it started: its tail, item by item (a run whose optional
+        // column was merged is not one slice).
         let current = std::mem::replace(&mut self.current, Q::empty_run());
         let left = current.size_hint().0;
-        if left > 0 {
-            let entities = &self.run_entities[self.run_entities.len() - left..];
-            f(entities, Q::rest(current));
+        let tail = &self.run_entities[self.run_entities.len().saturating_sub(left)..];
+        for (e, item) in tail.iter().zip(current) {
+            f(std::slice::from_ref(e), Q::one_slices(item));
         }
         let Some(state) = self.state.as_deref_mut() else {
             return;
         };
         match &mut state.mode {
             Mode::Runs(plan) => {
+                // From here on, runs are handed out as slices: optional columns cut them.
+                plan.cut_optional();
                 while plan.next_run() {
                     f(plan.entities(), Q::hand_out(Q::raw(&mut state.data, plan)));
                 }

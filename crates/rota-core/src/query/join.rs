@@ -28,8 +28,12 @@ pub(crate) enum Role {
     Required,
     /// The entity must not be here (`Without<T>`).
     Excluded,
-    /// Either (`Option<&T>`): the run says whether this column has the run's entities.
+    /// Either (`Option<&mut T>`): the run says whether this column has the run's entities.
     Optional,
+    /// Either, and only read (`Option<&T>`): when the join hands out items ([`JoinPlan::merge`]),
+    /// this column does not cut runs; its element merges it with the run's entities item by
+    /// item ([`JoinPlan::merged`]). When it hands out slices, it cuts them like `Optional`.
+    Merged,
 }
 
 struct Column<'w> {
@@ -37,8 +41,12 @@ struct Column<'w> {
     role: Role,
     /// Cursor: every entity before it has a lower slot than the driver's current entity.
     pos: usize,
-    /// Where the current run starts in this column (`None`: an optional column without it).
+    /// Where the current run starts in this column (`None`: an optional column without it, or
+    /// a merged one).
     start: Option<usize>,
+    /// A merged column's entries in the current run's stretch of slots (not all of them are
+    /// the run's entities): `merged.0..merged.1`.
+    merged: (usize, usize),
 }
 
 /// A change filter on a column (`Changed<T>`, `Added<T>`): every entity of a run must pass.
@@ -74,6 +82,10 @@ pub struct JoinPlan<'w> {
     run_end: usize,
     /// Set when some column cannot be walked in order (an unsettled store).
     unsettled: bool,
+    /// Whether `Merged` columns merge (items) rather than cut (slices): see [`Role::Merged`].
+    merge: bool,
+    /// Whether any column is `Merged` (so runs without one skip the merged placement).
+    has_merged: bool,
 }
 
 impl<'w> JoinPlan<'w> {
@@ -85,6 +97,8 @@ impl<'w> JoinPlan<'w> {
             run_start: 0,
             run_end: 0,
             unsettled: false,
+            merge: true,
+            has_merged: false,
         }
     }
 
@@ -97,7 +111,9 @@ impl<'w> JoinPlan<'w> {
             role,
             pos: 0,
             start: None,
+            merged: (0, 0),
         });
+        self.has_merged |= role == Role::Merged;
         self.columns.len() - 1
     }
 
@@ -140,10 +156,29 @@ impl<'w> JoinPlan<'w> {
         self.driver.is_some()
     }
 
-    /// Where the current run starts in column `id` (`None`: an optional column lacking it).
+    /// Stops merging `Merged` columns: from the next run on, they cut runs, so that every run
+    /// is plain slices (`for_each_run`). Cursors stay valid: they only ever move forward.
+    pub(crate) fn cut_optional(&mut self) {
+        self.merge = false;
+    }
+
+    /// Where the current run starts in column `id` (`None`: an optional column lacking it, or a
+    /// merged one: see [`JoinPlan::merged`]).
     #[inline]
     pub(crate) fn start(&self, id: usize) -> Option<usize> {
         self.columns[id].start
+    }
+
+    /// For a column merged in the current run: where its entries in the run's stretch of slots
+    /// start, and those entries (a sorted subset of the run's entities, possibly empty).
+    #[inline]
+    pub(crate) fn merged(&self, id: usize) -> Option<(usize, &'w [Entity])> {
+        let c = &self.columns[id];
+        if !(self.merge && c.role == Role::Merged) {
+            return None;
+        }
+        let (start, end) = c.merged;
+        Some((start, &c.entities[start..end]))
     }
 
     /// The current run's length.
@@ -233,9 +268,15 @@ impl<'w> JoinPlan<'w> {
                     }
                 }
             }
-            // Excluded and optional columns cut the run where their membership changes.
+            // Excluded and optional columns cut the run where their membership changes (merged
+            // ones do not: they are placed once the run is known, below).
+            let merge = self.merge;
             for c in self.columns.iter_mut() {
                 if c.role == Role::Required {
+                    continue;
+                }
+                if merge && c.role == Role::Merged {
+                    c.start = None;
                     continue;
                 }
                 c.pos = gallop(c.entities, c.pos, e.slot());
@@ -245,7 +286,7 @@ impl<'w> JoinPlan<'w> {
                         pos += 1;
                         continue 'candidate;
                     }
-                    (Role::Optional, Some(x)) if x == e => c.start = Some(c.pos),
+                    (Role::Optional | Role::Merged, Some(x)) if x == e => c.start = Some(c.pos),
                     (_, Some(x)) => {
                         // Entities before `x`'s slot are not in this column.
                         // Galloped from `pos`, not a binary search of the whole candidate:
@@ -280,6 +321,19 @@ impl<'w> JoinPlan<'w> {
                     c.pos = pos + len;
                 } else if let Some(s) = c.start {
                     c.pos = s + len;
+                }
+            }
+            // Merged columns: the stretch of their entries between the run's first and last slots.
+            if merge && self.has_merged {
+                let (first, last) = (driver[pos].slot(), driver[pos + len - 1].slot());
+                for c in self.columns.iter_mut().filter(|c| c.role == Role::Merged) {
+                    let start = gallop(c.entities, c.pos, first);
+                    let end = match last.checked_add(1) {
+                        Some(next) => gallop(c.entities, start, next),
+                        None => c.entities.len(),
+                    };
+                    c.merged = (start, end);
+                    c.pos = end;
                 }
             }
             self.run_start = pos;

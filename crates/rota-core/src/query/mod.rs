@@ -107,9 +107,10 @@ pub trait QueryData: Sealed {
     /// A run with no items (where an iterator starts).
     #[doc(hidden)]
     fn empty_run<'w>() -> Self::Run<'w>;
-    /// The slices of what a partly consumed run has left.
+    /// One item as one-entity slices (what a partly consumed run has left is handed to
+    /// `for_each_run` item by item: a merged optional column's run is not one slice).
     #[doc(hidden)]
-    fn rest<'w>(run: Self::Run<'w>) -> Self::Slices<'w>;
+    fn one_slices<'w>(item: Self::Item<'w>) -> Self::Slices<'w>;
     /// One-entity slices for `entity`, or `None` if it does not match (calls ascend).
     #[doc(hidden)]
     fn slices_one<'w>(fetch: &mut Self::Fetch<'w>, entity: Entity) -> Option<Self::Slices<'w>>;
