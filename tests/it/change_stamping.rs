@@ -5,7 +5,8 @@
 //!   (single column, a join, `Option<&mut Val>` driven by every entity or by `Other`, a
 //!   `Without` filter), walked in one of five ways: a `for` loop stopped after `k` items,
 //!   `take(k)`, `for_each`, `for_each_run`, or a `for` loop whose body panics at item `k`
-//!   (caught). Afterwards `Changed<Val>` since a checkpoint holds exactly the entities whose
+//!   (caught). (A panic inside `for_each` is the one known over-stamp: see
+//!   `a_panic_in_for_each_stamps_what_was_handed_out_and_at_most_the_rest_of_its_run`.) Afterwards `Changed<Val>` since a checkpoint holds exactly the entities whose
 //!   `Val` the oracle says were handed out: the first `k` matches in ascending slot order that
 //!   have a `Val`.
 //! * `query_one_mut_stamps_its_entity`: the one-entity path stamps that entity and no other.
@@ -186,4 +187,67 @@ fn a_loop_stopped_in_a_run_without_the_optional_column_still_stamps_the_run_befo
     }
     let changed: Vec<Entity> = world.query_since::<Entity, Changed<Val>>(since).collect();
     assert_eq!(changed, [with_val]);
+}
+
+// Found by review: ways a walk can end early that the proptest above did not cover.
+
+#[test]
+fn a_panic_in_for_each_run_after_next_stamps_only_what_was_handed_out() {
+    let mut world = World::new();
+    let es = world.spawn_batch((0..5).map(|i| (Val(i),)));
+    let since = world.change_checkpoint();
+    let result = catch_unwind(AssertUnwindSafe(|| {
+        let mut it = world.query_mut::<&mut Val>();
+        it.next();
+        it.for_each_run(|_, vals| {
+            if vals[0].0 == 2 {
+                panic!("stop")
+            }
+        });
+    }));
+    assert!(result.is_err());
+    let changed: Vec<Entity> = world.query_since::<Entity, Changed<Val>>(since).collect();
+    assert_eq!(changed, es[..3]);
+}
+
+/// `for_each` folds each run by value (keeping it in registers), so a panic inside the closure
+/// leaves the query not knowing how much of that run it handed out: it stamps the whole run.
+/// Conservative (no handed-out value is missed), and documented on `QueryIter::fold`.
+#[test]
+fn a_panic_in_for_each_stamps_what_was_handed_out_and_at_most_the_rest_of_its_run() {
+    let mut world = World::new();
+    let es = world.spawn_batch((0..5).map(|i| (Val(i),)));
+    let other = world.spawn_with((Other(9),));
+    world.insert(other, Val(9)).unwrap();
+    let since = world.change_checkpoint();
+    let result = catch_unwind(AssertUnwindSafe(|| {
+        world
+            .query_filtered_mut::<&mut Val, Without<Other>>()
+            .for_each(|v| {
+                if v.0 == 1 {
+                    panic!("stop")
+                }
+            });
+    }));
+    assert!(result.is_err());
+    let changed: Vec<Entity> = world.query_since::<Entity, Changed<Val>>(since).collect();
+    assert!(es[..2].iter().all(|e| changed.contains(e)), "{changed:?}");
+    assert!(changed.iter().all(|e| es.contains(e)), "{changed:?}");
+}
+
+#[test]
+fn a_filter_after_a_mut_element_does_not_let_a_rejected_entity_be_stamped() {
+    let mut world = World::new();
+    let a = world.spawn_with((Val(0),));
+    world.spawn_with((Val(1), Other(1)));
+    let since = world.change_checkpoint();
+    // No required column: the query goes entity by entity.
+    assert_eq!(
+        world
+            .query_mut::<(Option<&mut Val>, Without<Other>)>()
+            .count(),
+        1
+    );
+    let changed: Vec<Entity> = world.query_since::<Entity, Changed<Val>>(since).collect();
+    assert_eq!(changed, [a]);
 }

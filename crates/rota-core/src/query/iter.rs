@@ -131,6 +131,9 @@ fn advance<'w, Q: QueryData, F: QueryData>(state: Option<&mut State<'w, Q, F>>) 
             let Some(e) = walk.next() else {
                 return Step::Done;
             };
+            if !matches::<Q, F>(&state.data, &state.filter, e) {
+                continue;
+            }
             if F::fetch_one(&mut state.filter, e).is_none() {
                 continue;
             }
@@ -139,6 +142,18 @@ fn advance<'w, Q: QueryData, F: QueryData>(state: Option<&mut State<'w, Q, F>>) 
             }
         },
     }
+}
+
+/// Whether `e` matches every element, checked before any is fetched: fetching hands a `&mut`
+/// value out (it will be stamped), so a `&mut` element must not be fetched for an entity a
+/// later element (`(Option<&mut A>, Without<B>)`) then rejects.
+#[inline]
+fn matches<Q: QueryData, F: QueryData>(
+    data: &Q::Fetch<'_>,
+    filter: &F::Fetch<'_>,
+    e: Entity,
+) -> bool {
+    F::mismatch(filter, e).is_none() && Q::mismatch(data, e).is_none()
 }
 
 impl<'w, Q: QueryData, F: QueryData> State<'w, Q, F> {
@@ -271,10 +286,13 @@ impl<'w, Q: QueryData, F: QueryData> QueryIter<'w, Q, F> {
     pub fn for_each_run(mut self, mut f: impl FnMut(&[Entity], Q::Slices<'w>)) {
         // What `next` left of a run it started: its tail, item by item (a run whose optional
         // column was merged is not one slice).
-        let current = std::mem::replace(&mut self.current, Q::empty_run());
-        let left = current.size_hint().0;
-        let tail = &self.run_entities[self.run_entities.len().saturating_sub(left)..];
-        for (e, item) in tail.iter().zip(current) {
+        // Walked in place: if `f` panics, the iterator still knows what it did not hand out.
+        let left = self.current.size_hint().0;
+        let entities = self.run_entities;
+        for e in &entities[entities.len().saturating_sub(left)..] {
+            let Some(item) = self.current.next() else {
+                break;
+            };
             f(std::slice::from_ref(e), Q::one_slices(item));
         }
         let Some(state) = self.state.as_deref_mut() else {
@@ -290,7 +308,9 @@ impl<'w, Q: QueryData, F: QueryData> QueryIter<'w, Q, F> {
             }
             Mode::Probe(walk) => {
                 while let Some(e) = walk.next() {
-                    if F::fetch_one(&mut state.filter, e).is_none() {
+                    if !matches::<Q, F>(&state.data, &state.filter, e)
+                        || F::fetch_one(&mut state.filter, e).is_none()
+                    {
                         continue;
                     }
                     if let Some(slices) = Q::slices_one(&mut state.data, e) {
@@ -332,10 +352,16 @@ impl<'w, Q: QueryData, F: QueryData> Iterator for QueryIter<'w, Q, F> {
     }
 
     /// `for_each`, `sum`, `count`… land here: each run is folded as a zip of slice iterators.
+    /// If the closure panics, every `&mut` value of the run it was in counts as handed out
+    /// (stamped changed), not only those it saw.
     fn fold<B, G>(mut self, init: B, mut g: G) -> B
     where
         G: FnMut(B, Self::Item) -> B,
     {
+        // Each run is folded by value, as a local: walking it in place (`self.current`, which
+        // `fold` only sees through a pointer) kept it in memory, +30% on `simple_iter`
+        // `for_each`. The price: if `g` panics, the drop no longer knows how much of that run
+        // was handed out, and stamps all of it (conservative: nothing handed out is missed).
         let current = std::mem::replace(&mut self.current, Q::empty_run());
         let mut acc = current.fold(init, &mut g);
         if let Some(State {
