@@ -211,13 +211,6 @@ impl<'w, Q: QueryData, F: QueryData> QueryIter<'w, Q, F> {
         Self::from_state(State::plan_owned(borrows))
     }
 
-    /// [`QueryIter::new`] taking what it needs out of `borrows` in place (no move of the
-    /// borrow list).
-    #[inline]
-    pub(crate) fn from_borrows(borrows: &mut Borrows<'w>) -> QueryIter<'w, Q, F> {
-        Self::from_state(State::plan(borrows))
-    }
-
     /// `world.query_filtered_mut::<Q, F>()`, planned out of line.
     #[inline]
     pub(crate) fn from_world(world: &'w mut World) -> QueryIter<'w, Q, F> {

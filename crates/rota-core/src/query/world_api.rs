@@ -155,8 +155,8 @@ impl World {
     ) -> Result<QueryIter<'_, Q, F>, QueryAliasError> {
         #[allow(clippy::let_unit_value)]
         let () = AliasCheck::<Q, F>::OK;
-        let access = checked_access::<Q, F>()?;
-        Ok(self.split_query(&access))
+        checked_access::<Q, F>()?;
+        Ok(QueryIter::from_world(self))
     }
 
     /// `try_query_filtered_mut` without the `Result`: the iterator is built in place rather
@@ -168,16 +168,6 @@ impl World {
         #[allow(clippy::let_unit_value)]
         let () = AliasCheck::<Q, F>::OK;
         QueryIter::from_world(self)
-    }
-
-    /// The query over `access` (alias-free), its stores borrowed out of the world.
-    fn split_query<Q: QueryData, F: QueryData>(
-        &mut self,
-        access: &[Access],
-    ) -> QueryIter<'_, Q, F> {
-        let window = self.everything();
-        let mut borrows = Borrows::split(self, access, window);
-        QueryIter::from_borrows(&mut borrows)
     }
 
     /// The read-only query `Q` for one entity.
