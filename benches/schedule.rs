@@ -360,11 +360,51 @@ fn executor_overhead(c: &mut Criterion) {
     group.finish();
 }
 
+// `par_for_each` with a cheap closure (a few flops per entity, like the demo's `movement` and
+// `metabolism`), 100k entities, one in ten with `RightRate` (an `Option` merged into the run):
+// whether a second thread helps when the walk, not the closure, could be the bottleneck.
+
+#[system(reads(LeftRate, RightRate), writes(Left))]
+fn cheap_par(mut q: Query<(&mut Left, &LeftRate, Option<&RightRate>)>) {
+    q.par_for_each(|(x, r, extra)| {
+        x.0 = (x.0 + r.0 + extra.map_or(0.0, |e| e.0)).rem_euclid(512.0);
+    });
+}
+
+fn cheap_par_world() -> World {
+    let mut world = World::new();
+    for i in 0..100_000 {
+        let f = i as f32 * 1e-3;
+        let e = world.spawn_with((Left(f), LeftRate(1.0 - f)));
+        if i % 10 == 0 {
+            world.insert(e, RightRate(f)).expect("alive");
+        }
+    }
+    world
+}
+
+fn par_for_each_bench(c: &mut Criterion) {
+    let mut group = c.benchmark_group("par_for_each");
+    for threads in [1, 2] {
+        let mut s = Schedule::builder()
+            .add(cheap_par)
+            .threads(threads)
+            .build()
+            .expect("valid schedule");
+        let mut world = cheap_par_world();
+        group.bench_function(format!("cheap/threads_{threads}"), |b| {
+            b.iter(|| black_box(s.run(&mut world)))
+        });
+    }
+    group.finish();
+}
+
 criterion_group!(
     benches,
     schedule,
     heavy_compute_bench,
     two_chains,
-    executor_overhead
+    executor_overhead,
+    par_for_each_bench
 );
 criterion_main!(benches);

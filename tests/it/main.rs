@@ -9,6 +9,7 @@ mod generation_overflow;
 mod hierarchy_model;
 mod join_model;
 mod panic_aftermath;
+mod par_model;
 mod prefab;
 mod queries;
 mod rollback;

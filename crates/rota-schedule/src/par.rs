@@ -1,19 +1,34 @@
 //! `par_for_each` and `par_for_each_chunk`: parallel iteration over a query, in chunks whose
 //! boundaries do not depend on the thread count, on the running schedule's threads.
 //!
-//! How the work is shared (no `unsafe`, no `Vec` of every item): the thread that calls
-//! `par_for_each` walks the query in ascending slot order and cuts it into chunks of
-//! [`PAR_CHUNK`] items, numbered in walk order. Each chunk goes into a short shared queue;
-//! helper tasks on the schedule's pool take chunks from its front, and the walking thread itself
-//! runs a chunk whenever the queue is long, then drains what is left. At most about twice the
-//! thread count of chunks are buffered at any time, and buffers are reused. Helpers never wait
-//! for chunks: one that finds the queue empty ends, and the walker starts a new one when the
-//! next chunk arrives — so a helper can never block a thread the walker needs.
+//! How the work is shared (no `unsafe`, no `Vec` of every item):
+//!
+//! * **One thread** (`threads(1)`): `par_for_each` is a plain loop over the query (its closure
+//!   sees one item at a time, so that is the same walk); `par_for_each_chunk` cuts the items
+//!   into chunks of [`PAR_CHUNK`] on the calling thread.
+//! * **More threads**: the thread that calls walks the query's *join* in ascending slot order
+//!   and hands out its runs, not its items ([`Piece`]s: a run is a zip of slice iterators that
+//!   has not made a single item yet). It cuts them into chunks of exactly [`PAR_CHUNK`] items,
+//!   numbered in walk order, splitting a run where a chunk ends; so the walker's cost is per
+//!   run and per chunk, and the items are made by whichever thread runs the chunk. Consecutive
+//!   chunks are grouped into *tasks* (one chunk at first, up to [`MAX_TASK_CHUNKS`] later; see
+//!   [`task_chunks`]) that go into a short shared queue; helpers on the schedule's pool take
+//!   tasks from its front, and the walking thread runs one itself whenever the queue is long,
+//!   then drains what is left. At most about twice the thread count of tasks are buffered, and
+//!   their buffers are reused. Helpers never wait: one that finds the queue empty ends, and the
+//!   walker starts a new one when the next task arrives — so a helper can never block a thread
+//!   the walker needs.
+//!
+//! A run handed out is stamped changed as a whole when the walker takes the next run (see
+//! `QueryIter::pieces`): every item of it reaches the closure unless the closure panics.
+//! Measured: `docs/benchmarks.md`, "par_for_each hands out runs".
 
 use std::collections::VecDeque;
 use std::sync::{Mutex, MutexGuard, PoisonError};
 
-use rota_core::query::QueryData;
+use std::sync::Arc;
+
+use rota_core::query::{Piece, QueryData, QueryIter};
 use rota_core::system::Query;
 
 use crate::workers::Workers;
@@ -80,7 +95,9 @@ pub trait ParallelQuery<Q: QueryData> {
     ///
     /// # Panics
     ///
-    /// If `f` panics, with `f`'s payload, after the chunks already started have finished.
+    /// If `f` panics, with `f`'s payload, after the chunks already started have finished. The
+    /// `&mut` values of every run the walk had taken by then count as handed out (stamped
+    /// changed), whether or not `f` saw them.
     fn par_for_each<Fun>(&mut self, f: Fun)
     where
         Fun: Fn(Q::Item<'_>) + Send + Sync,
@@ -93,7 +110,8 @@ pub trait ParallelQuery<Q: QueryData> {
     ///
     /// # Panics
     ///
-    /// If `f` panics, with `f`'s payload, after the chunks already started have finished.
+    /// If `f` panics, with `f`'s payload, after the chunks already started have finished; the
+    /// `&mut` values of the runs taken count as handed out, as for `par_for_each`.
     fn par_for_each_chunk<Fun>(&mut self, f: Fun)
     where
         Fun: Fn(ParChunk<'_, Q::Item<'_>>) + Send + Sync,
@@ -106,7 +124,11 @@ impl<Q: QueryData, F: QueryData> ParallelQuery<Q> for Query<'_, Q, F> {
         Fun: Fn(Q::Item<'_>) + Send + Sync,
         for<'a> Q::Item<'a>: Send,
     {
-        self.par_for_each_chunk(|chunk| chunk.for_each(&f));
+        let Some(threads) = Threads::current() else {
+            // One thread: `f` sees one item at a time, so a plain loop is the same walk.
+            return self.iter_mut().for_each(f);
+        };
+        each_shared(self.iter_mut(), threads, &f);
     }
 
     fn par_for_each_chunk<Fun>(&mut self, f: Fun)
@@ -114,32 +136,147 @@ impl<Q: QueryData, F: QueryData> ParallelQuery<Q> for Query<'_, Q, F> {
         Fun: Fn(ParChunk<'_, Q::Item<'_>>) + Send + Sync,
         for<'a> Q::Item<'a>: Send,
     {
-        for_each_chunk(self.iter_mut(), &f);
-    }
-}
-
-/// Cuts `items` into [`PAR_CHUNK`]-sized chunks and runs `f` on each, on the current schedule's
-/// threads (see [`ParallelQuery`]).
-pub(crate) fn for_each_chunk<T: Send>(
-    items: impl Iterator<Item = T>,
-    f: &(dyn Fn(ParChunk<'_, T>) + Sync),
-) {
-    match Workers::current() {
-        Some(Workers::Calling) => sequential(items, f),
-        Some(Workers::Pool(pool)) => {
-            let queue = Queue::new();
-            let helpers = pool.current_num_threads();
-            pool.in_place_scope(|scope| shared(items, f, &queue, scope, helpers));
-        }
-        None => {
-            let queue = Queue::new();
-            let helpers = rayon::current_num_threads();
-            rayon::in_place_scope(|scope| shared(items, f, &queue, scope, helpers));
+        match Threads::current() {
+            None => sequential(self.iter_mut(), &f),
+            Some(threads) => chunks_shared(self.iter_mut(), threads, &f),
         }
     }
 }
 
-/// Every chunk on this thread, in chunk order, through one reused buffer.
+/// `par_for_each` on more than one thread: the pieces are walked where their chunk runs.
+fn each_shared<'w, Q: QueryData, F: QueryData>(
+    iter: QueryIter<'w, Q, F>,
+    threads: Threads,
+    f: &(impl Fn(Q::Item<'w>) + Sync),
+) where
+    Q::Item<'w>: Send,
+{
+    let run = |_: usize, pieces: &mut Vec<Piece<'w, Q>>, _: &[usize]| {
+        for piece in pieces.drain(..) {
+            piece.for_each(f);
+        }
+    };
+    threads.share(iter.pieces(), &run);
+}
+
+/// `par_for_each_chunk` on more than one thread: each chunk's items are made on the thread that
+/// runs it, into reused buffers.
+fn chunks_shared<'w, Q: QueryData, F: QueryData>(
+    iter: QueryIter<'w, Q, F>,
+    threads: Threads,
+    f: &(dyn Fn(ParChunk<'_, Q::Item<'w>>) + Sync),
+) where
+    Q::Item<'w>: Send,
+{
+    let spare: Mutex<Vec<Vec<Q::Item<'w>>>> = Mutex::new(Vec::new());
+    let run = |first: usize, pieces: &mut Vec<Piece<'w, Q>>, ends: &[usize]| {
+        let mut items = lock_spare(&spare)
+            .pop()
+            .unwrap_or_else(|| Vec::with_capacity(PAR_CHUNK));
+        let mut pieces = pieces.drain(..);
+        let mut start = 0;
+        for (i, &end) in ends.iter().enumerate() {
+            for piece in pieces.by_ref().take(end - start) {
+                piece.push_into(&mut items);
+            }
+            start = end;
+            f(ParChunk {
+                index: first + i,
+                items: items.drain(..),
+            });
+        }
+        lock_spare(&spare).push(items);
+    };
+    threads.share(iter.pieces(), &run);
+}
+
+fn lock_spare<T>(spare: &Mutex<Vec<T>>) -> MutexGuard<'_, Vec<T>> {
+    // Held only to push or pop a buffer, never while user code runs.
+    spare.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// Where the chunks of a parallel walk run: a pool with this many helper threads besides the
+/// calling one.
+enum Threads {
+    Schedule(Arc<rayon::ThreadPool>),
+    Rayon(usize),
+}
+
+impl Threads {
+    /// The threads to share a walk with, or `None` for one thread (the schedule's `threads(1)`,
+    /// or a one-thread rayon pool outside a schedule).
+    fn current() -> Option<Threads> {
+        match Workers::current() {
+            Some(Workers::Calling) => None,
+            Some(Workers::Pool(pool)) => Some(Threads::Schedule(pool)),
+            None => match rayon::current_num_threads() {
+                ..=1 => None,
+                n => Some(Threads::Rayon(n)),
+            },
+        }
+    }
+
+    /// Cuts `pieces` into chunks of [`PAR_CHUNK`] items and runs `run(index, chunk)` on each, on
+    /// these threads.
+    fn share<'w, Q: QueryData>(
+        self,
+        pieces: impl Iterator<Item = Piece<'w, Q>>,
+        run: Run<'_, Piece<'w, Q>>,
+    ) where
+        Q::Item<'w>: Send,
+    {
+        let mut chunker = Chunker {
+            pieces,
+            pending: None,
+        };
+        let queue = Queue::new();
+        match self {
+            Threads::Schedule(pool) => {
+                let helpers = pool.current_num_threads();
+                pool.in_place_scope(|scope| shared(&mut chunker, run, &queue, scope, helpers));
+            }
+            Threads::Rayon(helpers) => {
+                rayon::in_place_scope(|scope| shared(&mut chunker, run, &queue, scope, helpers));
+            }
+        }
+    }
+}
+
+/// Cuts a walk's pieces into chunks of exactly [`PAR_CHUNK`] items (the last may be shorter),
+/// splitting a run where a chunk ends. The walking thread only moves runs; their items are made
+/// on the thread that runs the chunk.
+struct Chunker<'w, Q: QueryData, I> {
+    pieces: I,
+    /// What the last chunk left of a run it cut.
+    pending: Option<Piece<'w, Q>>,
+}
+
+impl<'w, Q: QueryData, I: Iterator<Item = Piece<'w, Q>>> Chunker<'w, Q, I> {
+    /// Fills `chunk` (empty) with the next chunk's pieces; `false` when the walk is over.
+    fn fill(&mut self, chunk: &mut Vec<Piece<'w, Q>>) -> bool {
+        let mut room = PAR_CHUNK;
+        while room > 0 {
+            let Some(piece) = self.pending.take().or_else(|| self.pieces.next()) else {
+                break;
+            };
+            let len = piece.len();
+            if len <= room {
+                room -= len;
+                if len > 0 {
+                    chunk.push(piece);
+                }
+            } else {
+                let (head, tail) = piece.split(room);
+                chunk.push(head);
+                self.pending = Some(tail);
+                room = 0;
+            }
+        }
+        room < PAR_CHUNK
+    }
+}
+
+/// Cuts `items` into [`PAR_CHUNK`]-sized chunks and runs `f` on each, in order, on this thread.
 fn sequential<T>(mut items: impl Iterator<Item = T>, f: &dyn Fn(ParChunk<'_, T>)) {
     let mut buffer = Vec::with_capacity(PAR_CHUNK);
     for index in 0.. {
@@ -154,101 +291,138 @@ fn sequential<T>(mut items: impl Iterator<Item = T>, f: &dyn Fn(ParChunk<'_, T>)
     }
 }
 
-/// Chunks waiting for a thread, oldest first, and emptied buffers for reuse.
-struct Queue<T> {
-    chunks: VecDeque<(usize, Vec<T>)>,
-    spare: Vec<Vec<T>>,
+/// Consecutive chunks of a walk, run by one thread: `pieces` cut at `ends` (chunk `first + i`
+/// is `pieces[ends[i - 1]..ends[i]]`).
+struct Task<P> {
+    first: usize,
+    pieces: Vec<P>,
+    ends: Vec<usize>,
+}
+
+/// How many chunks the `made`-th task of a walk holds. One at first, so a short walk of heavy
+/// items (a few chunks) is spread over every thread; then more, up to [`MAX_TASK_CHUNKS`], so a
+/// long walk of cheap items does not spend its time handing chunks between threads (each hand-
+/// out moves the queue's cache line between cores twice). A function of the count alone, so
+/// what a task holds never depends on timing; and a task's chunks are the same chunks a
+/// one-thread walk makes, so nothing a closure sees depends on it either.
+fn task_chunks(made: usize, threads: usize) -> usize {
+    (1 + made / (4 * threads)).min(MAX_TASK_CHUNKS)
+}
+
+/// The most chunks one task holds (see [`task_chunks`]).
+const MAX_TASK_CHUNKS: usize = 8;
+
+/// Tasks waiting for a thread, oldest first, and emptied tasks for reuse.
+struct Queue<P> {
+    tasks: VecDeque<Task<P>>,
+    spare: Vec<Task<P>>,
     /// Helper tasks started and not yet ended.
     helpers: usize,
 }
 
-impl<T> Queue<T> {
-    fn new() -> Mutex<Queue<T>> {
+impl<P> Queue<P> {
+    fn new() -> Mutex<Queue<P>> {
         Mutex::new(Queue {
-            chunks: VecDeque::new(),
+            tasks: VecDeque::new(),
             spare: Vec::new(),
             helpers: 0,
         })
     }
 }
 
-fn lock<T>(queue: &Mutex<Queue<T>>) -> MutexGuard<'_, Queue<T>> {
+fn lock<P>(queue: &Mutex<Queue<P>>) -> MutexGuard<'_, Queue<P>> {
     // The lock is never held while user code runs, so poisoning cannot leave a half-updated
     // queue; recover rather than turn one panic into two.
     queue.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
-/// Takes the oldest waiting chunk, runs it, recycles its buffer. `false` when none was waiting.
-fn run_one<T>(queue: &Mutex<Queue<T>>, f: &dyn Fn(ParChunk<'_, T>)) -> bool {
-    let Some((index, mut buffer)) = lock(queue).chunks.pop_front() else {
+/// A task's runner: the index of its first chunk, its pieces (to be drained) and where each of
+/// its chunks ends among them.
+type Run<'r, P> = &'r (dyn Fn(usize, &mut Vec<P>, &[usize]) + Sync);
+
+/// Runs `task` and recycles it.
+fn run_task<P>(queue: &Mutex<Queue<P>>, run: Run<'_, P>, mut task: Task<P>) {
+    run(task.first, &mut task.pieces, &task.ends);
+    task.pieces.clear();
+    task.ends.clear();
+    lock(queue).spare.push(task);
+}
+
+/// Takes the oldest waiting task and runs it. `false` when none was waiting.
+fn run_one<P>(queue: &Mutex<Queue<P>>, run: Run<'_, P>) -> bool {
+    let Some(task) = lock(queue).tasks.pop_front() else {
         return false;
     };
-    f(ParChunk {
-        index,
-        items: buffer.drain(..),
-    });
-    lock(queue).spare.push(buffer);
+    run_task(queue, run, task);
     true
 }
 
-/// A helper task: runs waiting chunks until there are none, then ends (never waits).
-fn help<T>(queue: &Mutex<Queue<T>>, f: &dyn Fn(ParChunk<'_, T>)) {
+/// A helper: runs waiting tasks until there are none, then ends (never waits).
+fn help<P>(queue: &Mutex<Queue<P>>, run: Run<'_, P>) {
     loop {
         let next = {
             let mut q = lock(queue);
-            let next = q.chunks.pop_front();
+            let next = q.tasks.pop_front();
             if next.is_none() {
-                // Under the lock that the walker holds when it counts helpers, so a chunk pushed
+                // Under the lock that the walker holds when it counts helpers, so a task pushed
                 // after this point sees one helper fewer and starts another.
                 q.helpers -= 1;
             }
             next
         };
-        let Some((index, mut buffer)) = next else {
+        let Some(task) = next else {
             return;
         };
-        f(ParChunk {
-            index,
-            items: buffer.drain(..),
-        });
-        lock(queue).spare.push(buffer);
+        run_task(queue, run, task);
     }
 }
 
-/// The walk on this thread, chunks shared with up to `max_helpers` helper tasks on `scope`.
-fn shared<'scope, T: Send + 'scope>(
-    mut items: impl Iterator<Item = T>,
-    f: &'scope (dyn Fn(ParChunk<'_, T>) + Sync),
-    queue: &'scope Mutex<Queue<T>>,
+/// The walk on this thread, tasks shared with up to `max_helpers` helpers on `scope`.
+fn shared<'scope, 'w, Q: QueryData + 'scope>(
+    chunker: &mut Chunker<'w, Q, impl Iterator<Item = Piece<'w, Q>>>,
+    run: Run<'scope, Piece<'w, Q>>,
+    queue: &'scope Mutex<Queue<Piece<'w, Q>>>,
     scope: &rayon::Scope<'scope>,
     max_helpers: usize,
-) {
+) where
+    'w: 'scope,
+    Q::Item<'w>: Send,
+{
     // Long enough that helpers rarely find it empty, short enough to bound buffering.
     let backlog_limit = 2 * (max_helpers + 1);
-    for index in 0.. {
-        let mut buffer = lock(queue)
-            .spare
-            .pop()
-            .unwrap_or_else(|| Vec::with_capacity(PAR_CHUNK));
-        buffer.extend(items.by_ref().take(PAR_CHUNK));
-        if buffer.is_empty() {
+    let mut next_chunk = 0;
+    for made in 0.. {
+        let mut task = lock(queue).spare.pop().unwrap_or_else(|| Task {
+            first: 0,
+            pieces: Vec::new(),
+            ends: Vec::new(),
+        });
+        task.first = next_chunk;
+        for _ in 0..task_chunks(made, max_helpers + 1) {
+            if !chunker.fill(&mut task.pieces) {
+                break;
+            }
+            task.ends.push(task.pieces.len());
+        }
+        if task.ends.is_empty() {
             break;
         }
+        next_chunk += task.ends.len();
         let (backlog, start_helper) = {
             let mut q = lock(queue);
-            q.chunks.push_back((index, buffer));
+            q.tasks.push_back(task);
             let start_helper = q.helpers < max_helpers;
             if start_helper {
                 q.helpers += 1;
             }
-            (q.chunks.len(), start_helper)
+            (q.tasks.len(), start_helper)
         };
         if start_helper {
-            scope.spawn(move |_| help(queue, f));
+            scope.spawn(move |_| help(queue, run));
         }
         if backlog > backlog_limit {
-            run_one(queue, f);
+            run_one(queue, run);
         }
     }
-    while run_one(queue, f) {}
+    while run_one(queue, run) {}
 }

@@ -24,6 +24,8 @@ pub trait ColumnRun: Iterator + Sized {
     fn empty() -> Self;
     /// What the run has left, as a slice.
     fn rest(self) -> Self::Slice;
+    /// The run cut in two: its first `at` values (all of them if it has fewer) and the rest.
+    fn split(self, at: usize) -> (Self, Self);
 }
 
 /// The values of one component store, read or written, addressed by dense index.
@@ -183,6 +185,12 @@ impl<'w, T: 'w> ColumnRun for slice::Iter<'w, T> {
     fn rest(self) -> &'w [T] {
         self.as_slice()
     }
+    #[inline]
+    fn split(self, at: usize) -> (Self, Self) {
+        let values = self.as_slice();
+        let (head, tail) = values.split_at(at.min(values.len()));
+        (head.iter(), tail.iter())
+    }
 }
 
 impl<'w, T: Component> Column<'w> for ReadColumn<'w, T> {
@@ -233,6 +241,13 @@ impl<'w, T: 'w> ColumnRun for slice::IterMut<'w, T> {
     #[inline]
     fn rest(self) -> &'w mut [T] {
         self.into_slice()
+    }
+    #[inline]
+    fn split(self, at: usize) -> (Self, Self) {
+        let values = self.into_slice();
+        let at = at.min(values.len());
+        let (head, tail) = values.split_at_mut(at);
+        (head.iter_mut(), tail.iter_mut())
     }
 }
 
@@ -297,6 +312,46 @@ pub enum OptionRun<'w, I> {
         column: &'w [Entity],
         values: I,
     },
+}
+
+impl<R: ColumnRun> OptionRun<'_, R> {
+    /// The run cut in two: the items of its first `at` entities (all if it has fewer) and the
+    /// rest. A merged run's column is cut where the second part's first entity's slot begins
+    /// (the column is sorted), so each part yields what the whole would have at those places.
+    pub(crate) fn split(self, at: usize) -> (Self, Self) {
+        match self {
+            OptionRun::Some(run) => {
+                let (head, tail) = run.split(at);
+                (OptionRun::Some(head), OptionRun::Some(tail))
+            }
+            OptionRun::None(n) => (OptionRun::None(at.min(n)), OptionRun::None(n - at.min(n))),
+            OptionRun::Merge {
+                driver,
+                column,
+                values,
+            } => {
+                let driver = driver.as_slice();
+                let (head, tail) = driver.split_at(at.min(driver.len()));
+                let cut = tail.first().map_or(column.len(), |first| {
+                    column.partition_point(|x| x.slot() < first.slot())
+                });
+                let (column_head, column_tail) = column.split_at(cut);
+                let (values_head, values_tail) = values.split(cut);
+                (
+                    OptionRun::Merge {
+                        driver: head.iter(),
+                        column: column_head,
+                        values: values_head,
+                    },
+                    OptionRun::Merge {
+                        driver: tail.iter(),
+                        column: column_tail,
+                        values: values_tail,
+                    },
+                )
+            }
+        }
+    }
 }
 
 impl<I: Iterator> Iterator for OptionRun<'_, I> {

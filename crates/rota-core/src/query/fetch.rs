@@ -1,7 +1,7 @@
 //! `QueryData` for each query element: `&T`, `&mut T`, `Entity`, `Option`, `With`, `Without`,
 //! `()` and tuples.
 
-use std::iter::{Copied, RepeatN};
+use std::iter::RepeatN;
 use std::marker::PhantomData;
 use std::slice;
 
@@ -157,6 +157,9 @@ macro_rules! impl_component_element {
             fn empty_run<'w>() -> Self::Run<'w> {
                 ColumnRun::empty()
             }
+            fn split_run<'w>(run: Self::Run<'w>, at: usize) -> (Self::Run<'w>, Self::Run<'w>) {
+                run.split(at)
+            }
             #[inline]
             fn one_slices<'w>(item: Self::Item<'w>) -> Self::Slices<'w> {
                 $one(item)
@@ -214,6 +217,9 @@ macro_rules! impl_component_element {
             fn empty_run<'w>() -> Self::Run<'w> {
                 OptionRun::None(0)
             }
+            fn split_run<'w>(run: Self::Run<'w>, at: usize) -> (Self::Run<'w>, Self::Run<'w>) {
+                run.split(at)
+            }
             #[inline]
             fn one_slices<'w>(item: Self::Item<'w>) -> Self::Slices<'w> {
                 item.map($one)
@@ -270,20 +276,25 @@ impl QueryData for Entity {
     type Item<'w> = Entity;
     type Slices<'w> = ();
     type Raw<'w> = ();
-    type Run<'w> = Copied<slice::Iter<'w, Entity>>;
+    type Run<'w> = EntityRun<'w>;
     no_store!();
     #[inline(always)]
     fn raw<'w>(_: &mut Self::Fetch<'w>, _: &JoinPlan<'w>) {}
     #[inline(always)]
     fn run<'w>(_: (), entities: &'w [Entity]) -> Self::Run<'w> {
-        entities.iter().copied()
+        EntityRun(entities.iter())
     }
     #[inline]
     fn hand_out<'w>(raw: Self::Raw<'w>) -> Self::Slices<'w> {
         raw
     }
     fn empty_run<'w>() -> Self::Run<'w> {
-        [].iter().copied()
+        EntityRun([].iter())
+    }
+    fn split_run<'w>(run: Self::Run<'w>, at: usize) -> (Self::Run<'w>, Self::Run<'w>) {
+        let entities = run.0.as_slice();
+        let (head, tail) = entities.split_at(at.min(entities.len()));
+        (EntityRun(head.iter()), EntityRun(tail.iter()))
     }
     fn one_slices<'w>(_: Self::Item<'w>) -> Self::Slices<'w> {}
     fn slices_one<'w>(_: &mut Self::Fetch<'w>, _: Entity) -> Option<Self::Slices<'w>> {
@@ -298,6 +309,25 @@ impl QueryData for Entity {
     }
 }
 impl ReadOnlyQueryData for Entity {}
+
+/// The items of one run of an [`Entity`] element: the run's entities.
+pub struct EntityRun<'w>(slice::Iter<'w, Entity>);
+
+impl Iterator for EntityRun<'_> {
+    type Item = Entity;
+    #[inline]
+    fn next(&mut self) -> Option<Entity> {
+        self.0.next().copied()
+    }
+    #[inline]
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        self.0.size_hint()
+    }
+    #[inline]
+    fn fold<B, G: FnMut(B, Entity) -> B>(self, init: B, mut g: G) -> B {
+        self.0.fold(init, |acc, &e| g(acc, e))
+    }
+}
 
 /// The associated types of an element whose item is `()` (filters and `()` itself): one `()`
 /// per entity of a run.
@@ -323,6 +353,13 @@ macro_rules! unit_runs {
         fn hand_out<'w>(_: Self::Raw<'w>) -> Self::Slices<'w> {}
         fn empty_run<'w>() -> Self::Run<'w> {
             std::iter::repeat_n((), 0)
+        }
+        fn split_run<'w>(run: Self::Run<'w>, at: usize) -> (Self::Run<'w>, Self::Run<'w>) {
+            let n = run.len();
+            (
+                std::iter::repeat_n((), at.min(n)),
+                std::iter::repeat_n((), n - at.min(n)),
+            )
         }
         fn one_slices<'w>(_: Self::Item<'w>) -> Self::Slices<'w> {}
     };
@@ -550,6 +587,10 @@ macro_rules! impl_query_tuple {
             }
             fn empty_run<'w>() -> Self::Run<'w> {
                 TupleRun(($($Q::empty_run(),)+))
+            }
+            fn split_run<'w>(run: Self::Run<'w>, at: usize) -> (Self::Run<'w>, Self::Run<'w>) {
+                let parts = ($($Q::split_run(run.0.$i, at),)+);
+                (TupleRun(($(parts.$i.0,)+)), TupleRun(($(parts.$i.1,)+)))
             }
             #[inline]
             fn one_slices<'w>(item: Self::Item<'w>) -> Self::Slices<'w> {

@@ -315,6 +315,110 @@ impl<'w, Q: QueryData, F: QueryData> QueryIter<'w, Q, F> {
     }
 }
 
+impl<'w, Q: QueryData, F: QueryData> QueryIter<'w, Q, F> {
+    /// The rest of the walk as [`Piece`]s, in order: whole runs (not yet made into items) and,
+    /// entity by entity, single items. What `par_for_each` hands to other threads: cutting and
+    /// passing on runs costs the walking thread next to nothing per item.
+    ///
+    /// Every piece taken counts as handed out: a `&mut` value is stamped changed once its run
+    /// is taken, whether or not the piece is then walked.
+    #[doc(hidden)]
+    pub fn pieces(self) -> Pieces<'w, Q, F> {
+        Pieces { iter: self }
+    }
+}
+
+/// A stretch of a query's walk: a run of items, or one item. See [`QueryIter::pieces`].
+#[doc(hidden)]
+pub enum Piece<'w, Q: QueryData> {
+    /// A run's items, all of them matches, in order.
+    Run(Q::Run<'w>),
+    /// One match (the entity-by-entity walk).
+    Item(Q::Item<'w>),
+}
+
+impl<'w, Q: QueryData> Piece<'w, Q> {
+    /// How many items the piece yields.
+    #[inline]
+    pub fn len(&self) -> usize {
+        match self {
+            Piece::Run(run) => run.size_hint().0,
+            Piece::Item(_) => 1,
+        }
+    }
+
+    /// Whether the piece yields nothing.
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The piece cut in two: its first `at` items (all, if it has fewer) and the rest. An item
+    /// cut at 0 is all rest; at 1 or more, all head.
+    pub fn split(self, at: usize) -> (Self, Self) {
+        match self {
+            Piece::Run(run) => {
+                let (head, tail) = Q::split_run(run, at);
+                (Piece::Run(head), Piece::Run(tail))
+            }
+            Piece::Item(item) if at == 0 => (Piece::Run(Q::empty_run()), Piece::Item(item)),
+            Piece::Item(item) => (Piece::Item(item), Piece::Run(Q::empty_run())),
+        }
+    }
+
+    /// Calls `f` on every item, in order.
+    #[inline]
+    pub fn for_each(self, f: impl FnMut(Q::Item<'w>)) {
+        match self {
+            Piece::Run(run) => run.for_each(f),
+            Piece::Item(item) => {
+                let mut f = f;
+                f(item);
+            }
+        }
+    }
+
+    /// Appends the items to `out`, in order.
+    #[inline]
+    pub fn push_into(self, out: &mut Vec<Q::Item<'w>>) {
+        match self {
+            Piece::Run(run) => out.extend(run),
+            Piece::Item(item) => out.push(item),
+        }
+    }
+}
+
+/// The pieces of a query's walk; see [`QueryIter::pieces`].
+#[doc(hidden)]
+pub struct Pieces<'w, Q: QueryData, F: QueryData> {
+    iter: QueryIter<'w, Q, F>,
+}
+
+impl<'w, Q: QueryData, F: QueryData> Iterator for Pieces<'w, Q, F> {
+    type Item = Piece<'w, Q>;
+
+    fn next(&mut self) -> Option<Piece<'w, Q>> {
+        // First what a started run has left, then one piece per run or item. Moving a run out
+        // leaves `current` empty, so the query's end (`finish`, with nothing left) stamps every
+        // run taken in full.
+        let iter = &mut self.iter;
+        if iter.current.size_hint().0 > 0 {
+            return Some(Piece::Run(std::mem::replace(
+                &mut iter.current,
+                Q::empty_run(),
+            )));
+        }
+        loop {
+            match advance(iter.state.as_deref_mut()) {
+                Step::Run(run, _) if run.size_hint().0 == 0 => {}
+                Step::Run(run, _) => return Some(Piece::Run(run)),
+                Step::Item(item) => return Some(Piece::Item(item)),
+                Step::Done => return None,
+            }
+        }
+    }
+}
+
 impl<Q: QueryData, F: QueryData> std::fmt::Debug for QueryIter<'_, Q, F> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("QueryIter")

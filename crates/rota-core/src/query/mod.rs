@@ -36,7 +36,7 @@ pub use access::{
 };
 pub use borrow::Borrows;
 pub use fetch::{Added, Changed, With, Without};
-pub use iter::QueryIter;
+pub use iter::{Piece, Pieces, QueryIter};
 pub use join::JoinPlan;
 
 pub(crate) use join::Role;
@@ -72,9 +72,10 @@ pub trait QueryData: Sealed {
     /// The borrowed state a running query keeps.
     #[doc(hidden)]
     type Fetch<'w>;
-    /// The iterator over one run's items.
+    /// The iterator over one run's items. `Send` (components are `Send + Sync`), so a run can
+    /// be handed to another thread (`par_for_each`).
     #[doc(hidden)]
-    type Run<'w>: Iterator<Item = Self::Item<'w>>;
+    type Run<'w>: Iterator<Item = Self::Item<'w>> + Send;
     /// The accesses as types, checked against a system's declarations
     /// (`ReadOf<T>`, `WriteOf<T>`, tuples).
     #[doc(hidden)]
@@ -107,6 +108,10 @@ pub trait QueryData: Sealed {
     /// A run with no items (where an iterator starts).
     #[doc(hidden)]
     fn empty_run<'w>() -> Self::Run<'w>;
+    /// A run cut in two: the items of its first `at` entities (all, if it has fewer) and the
+    /// rest, each yielding exactly what the whole run would have yielded there.
+    #[doc(hidden)]
+    fn split_run<'w>(run: Self::Run<'w>, at: usize) -> (Self::Run<'w>, Self::Run<'w>);
     /// One item as one-entity slices (what a partly consumed run has left is handed to
     /// `for_each_run` item by item: a merged optional column's run is not one slice).
     #[doc(hidden)]
