@@ -336,10 +336,7 @@ fn shapes() -> Vec<Shape> {
 /// Runs `schedule` once over a world built from `ops`; returns what it
 /// recorded (sorted by chunk index, then slot), the world after, and the entities that a
 /// change filter on A / B sees as changed by the run.
-fn run(
-    ops: &[Op],
-    mut schedule: Schedule,
-) -> (Chunks, World, Vec<Entity>, Vec<Entity>) {
+fn run(ops: &[Op], mut schedule: Schedule) -> (Chunks, World, Vec<Entity>, Vec<Entity>) {
     let (mut world, _) = build(ops);
     let since = world.change_checkpoint();
     schedule.run(&mut world);

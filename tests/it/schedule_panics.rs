@@ -3,6 +3,7 @@
 //! exactly what `Schedule::run`'s `# Panics` section says.
 
 use std::panic::{AssertUnwindSafe, catch_unwind, panic_any};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
 use rota::rota_schedule::SystemPanics;
 use rota::{Commands, Component, ParallelQuery, Query, Res, Resource, Schedule, World, system};
@@ -212,4 +213,76 @@ fn a_missing_resource_names_the_system_once() {
         "{text}"
     );
     assert!(text.contains("Missing"), "{text}");
+}
+
+/// What `faults_on_a_worker` saw: items in all, whether a worker panicked, and items whose call
+/// began after that panic.
+#[derive(Resource, Default)]
+#[resource(no_snapshot)] // atomics are not Clone; this test never snapshots
+struct AfterPanic {
+    seen: AtomicUsize,
+    panicked: AtomicBool,
+    after: AtomicUsize,
+}
+
+/// Panics on the first item a pool worker (not the thread that walks) runs.
+#[system(reads(AfterPanic), writes(Hp))]
+fn faults_on_a_worker(mut q: Query<&mut Hp>, log: Res<AfterPanic>) {
+    q.par_for_each(|h| {
+        log.seen.fetch_add(1, Ordering::SeqCst);
+        if log.panicked.load(Ordering::SeqCst) {
+            log.after.fetch_add(1, Ordering::SeqCst);
+        }
+        let on_worker = std::thread::current()
+            .name()
+            .is_some_and(|n| n.starts_with("rota-worker"));
+        if on_worker && !log.panicked.swap(true, Ordering::SeqCst) {
+            panic_any(Fault { code: 7 });
+        }
+        h.0 += 1;
+    });
+}
+
+/// A panic on a helper thread stops the walk: the tasks already running finish (at most one per
+/// thread, each at most `8 * PAR_CHUNK` items), and no other starts — the walking thread does not
+/// go on alone through the rest of the 200,000 items. (If no worker ever ran a task, nothing
+/// panicked and there is nothing to check: the walker then did everything itself.)
+#[test]
+fn a_panic_on_a_helper_stops_the_walk() {
+    for threads in [2, 4] {
+        let mut schedule = Schedule::builder()
+            .add(faults_on_a_worker)
+            .threads(threads)
+            .build()
+            .unwrap();
+        let mut world = World::new();
+        world.insert_resource(AfterPanic::default());
+        world.spawn_batch((0..200_000).map(|i| (Hp(i),)));
+        let outcome = catch_unwind(AssertUnwindSafe(|| schedule.run(&mut world)));
+        let log = world.resource::<AfterPanic>().unwrap();
+        if !log.panicked.load(Ordering::SeqCst) {
+            assert!(
+                outcome.is_ok(),
+                "{threads} threads: no worker ran, nothing panicked"
+            );
+            continue;
+        }
+        let panics = outcome
+            .expect_err("a worker panicked")
+            .downcast::<SystemPanics>()
+            .unwrap();
+        assert_eq!(
+            panics.panics[0].payload.downcast_ref::<Fault>(),
+            Some(&Fault { code: 7 }),
+            "{threads} threads"
+        );
+        let after = log.after.load(Ordering::SeqCst);
+        let bound = threads * 8 * rota::rota_schedule::PAR_CHUNK;
+        assert!(
+            after <= bound,
+            "{threads} threads: {after} items began after the panic (at most {bound} may), {} seen",
+            log.seen.load(Ordering::SeqCst)
+        );
+        world.check_invariants().unwrap();
+    }
 }

@@ -95,9 +95,9 @@ pub trait ParallelQuery<Q: QueryData> {
     ///
     /// # Panics
     ///
-    /// If `f` panics, with `f`'s payload, after the chunks already started have finished. The
-    /// `&mut` values of every run the walk had taken by then count as handed out (stamped
-    /// changed), whether or not `f` saw them.
+    /// If `f` panics, with `f`'s payload, after the chunks already started have finished; no
+    /// chunk starts after the panic. The `&mut` values of every run the walk had taken by then
+    /// count as handed out (stamped changed), whether or not `f` saw them.
     fn par_for_each<Fun>(&mut self, f: Fun)
     where
         Fun: Fn(Q::Item<'_>) + Send + Sync,
@@ -110,8 +110,9 @@ pub trait ParallelQuery<Q: QueryData> {
     ///
     /// # Panics
     ///
-    /// If `f` panics, with `f`'s payload, after the chunks already started have finished; the
-    /// `&mut` values of the runs taken count as handed out, as for `par_for_each`.
+    /// If `f` panics, with `f`'s payload, after the chunks already started have finished; no
+    /// chunk starts after the panic, and the `&mut` values of the runs taken count as handed
+    /// out, as for `par_for_each`.
     fn par_for_each_chunk<Fun>(&mut self, f: Fun)
     where
         Fun: Fn(ParChunk<'_, Q::Item<'_>>) + Send + Sync,
@@ -318,6 +319,8 @@ struct Queue<P> {
     spare: Vec<Task<P>>,
     /// Helper tasks started and not yet ended.
     helpers: usize,
+    /// A task panicked: no task starts any more (the walk stops; tasks already running finish).
+    failed: bool,
 }
 
 impl<P> Queue<P> {
@@ -326,7 +329,35 @@ impl<P> Queue<P> {
             tasks: VecDeque::new(),
             spare: Vec::new(),
             helpers: 0,
+            failed: false,
         })
+    }
+
+    /// The oldest waiting task, unless a task panicked.
+    fn next_task(&mut self) -> Option<Task<P>> {
+        if self.failed {
+            return None;
+        }
+        self.tasks.pop_front()
+    }
+}
+
+/// Set while a task runs: if it unwinds, marks the walk failed and, for a helper, gives its
+/// place back (so the count of running helpers stays true).
+struct Running<'q, P> {
+    queue: &'q Mutex<Queue<P>>,
+    helper: bool,
+}
+
+impl<P> Drop for Running<'_, P> {
+    fn drop(&mut self) {
+        if std::thread::panicking() {
+            let mut q = lock(self.queue);
+            q.failed = true;
+            if self.helper {
+                q.helpers -= 1;
+            }
+        }
     }
 }
 
@@ -340,20 +371,23 @@ fn lock<P>(queue: &Mutex<Queue<P>>) -> MutexGuard<'_, Queue<P>> {
 /// its chunks ends among them.
 type Run<'r, P> = &'r (dyn Fn(usize, &mut Vec<P>, &[usize]) + Sync);
 
-/// Runs `task` and recycles it.
-fn run_task<P>(queue: &Mutex<Queue<P>>, run: Run<'_, P>, mut task: Task<P>) {
+/// Runs `task` (on a helper if `helper`) and recycles it.
+fn run_task<P>(queue: &Mutex<Queue<P>>, run: Run<'_, P>, mut task: Task<P>, helper: bool) {
+    let running = Running { queue, helper };
     run(task.first, &mut task.pieces, &task.ends);
+    drop(running);
     task.pieces.clear();
     task.ends.clear();
     lock(queue).spare.push(task);
 }
 
-/// Takes the oldest waiting task and runs it. `false` when none was waiting.
+/// Takes the oldest waiting task and runs it on the walking thread. `false` when none was
+/// waiting (or a task panicked).
 fn run_one<P>(queue: &Mutex<Queue<P>>, run: Run<'_, P>) -> bool {
-    let Some(task) = lock(queue).tasks.pop_front() else {
+    let Some(task) = lock(queue).next_task() else {
         return false;
     };
-    run_task(queue, run, task);
+    run_task(queue, run, task, false);
     true
 }
 
@@ -362,7 +396,7 @@ fn help<P>(queue: &Mutex<Queue<P>>, run: Run<'_, P>) {
     loop {
         let next = {
             let mut q = lock(queue);
-            let next = q.tasks.pop_front();
+            let next = q.next_task();
             if next.is_none() {
                 // Under the lock that the walker holds when it counts helpers, so a task pushed
                 // after this point sees one helper fewer and starts another.
@@ -373,7 +407,7 @@ fn help<P>(queue: &Mutex<Queue<P>>, run: Run<'_, P>) {
         let Some(task) = next else {
             return;
         };
-        run_task(queue, run, task);
+        run_task(queue, run, task, true);
     }
 }
 
@@ -392,7 +426,14 @@ fn shared<'scope, 'w, Q: QueryData + 'scope>(
     let backlog_limit = 2 * (max_helpers + 1);
     let mut next_chunk = 0;
     for made in 0.. {
-        let mut task = lock(queue).spare.pop().unwrap_or_else(|| Task {
+        let spare = {
+            let mut q = lock(queue);
+            if q.failed {
+                break; // a task panicked: the scope re-raises it once the running ones end
+            }
+            q.spare.pop()
+        };
+        let mut task = spare.unwrap_or_else(|| Task {
             first: 0,
             pieces: Vec::new(),
             ends: Vec::new(),
