@@ -204,6 +204,17 @@ impl<'w> JoinPlan<'w> {
         let driver = &self.columns[d].entities[pos..pos + len];
         // Index 0 agrees in every column (each holds the driver's first entity there).
         let passes = self.passes_tests(d, pos, 0);
+        // Nothing to compare (the driver is the only column holding the run, no change
+        // filter): the whole candidate is the run. A one-column query's single run.
+        if self.tests.is_empty()
+            && self
+                .columns
+                .iter()
+                .enumerate()
+                .all(|(i, c)| i == d || c.start.is_none())
+        {
+            return (len, passes);
+        }
         let mut agreed = 0;
         let mut step = 64;
         while agreed < len {
