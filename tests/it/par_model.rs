@@ -426,3 +426,100 @@ fn long_runs_are_cut_into_exact_chunks() {
         .collect();
     check(&ops);
 }
+
+/// Walks of exactly `k * PAR_CHUNK` matches (no short last chunk) chunk the same on any thread
+/// count. (From the review of the run hand-out.)
+#[test]
+fn exact_multiples_of_par_chunk() {
+    for k in [1usize, 2, 8, 9, 40, 513] {
+        let chunks = |threads: usize| {
+            let mut world = World::new();
+            world.insert_resource(Record::default());
+            world.spawn_batch((0..k * PAR_CHUNK).map(|i| (A(i as i64),)));
+            schedule(merged_chunks, threads).run(&mut world);
+            let mut recorded = world
+                .remove_resource::<Record>()
+                .unwrap()
+                .0
+                .into_inner()
+                .unwrap();
+            recorded.sort_by_key(|(index, _)| *index);
+            recorded
+        };
+        let one = chunks(1);
+        assert_eq!(one.len(), k);
+        assert!(one.iter().all(|(_, seen)| seen.len() == PAR_CHUNK));
+        for threads in [2, 3] {
+            assert_eq!(chunks(threads), one, "k = {k}, {threads} threads");
+        }
+    }
+}
+
+/// Cuts every piece of a walk at pseudo-random places (0, the piece's length and past it
+/// included); the halves have the lengths asked for and yield the plain walk's items.
+fn split_all<'w, Q: rota::query::QueryData>(
+    pieces: impl Iterator<Item = rota::query::Piece<'w, Q>>,
+    seed: &mut u64,
+) -> Vec<Q::Item<'w>> {
+    let mut out = Vec::new();
+    for piece in pieces {
+        let mut rest = piece;
+        loop {
+            *seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            let at = (*seed >> 33) as usize % (rest.len() + 2);
+            let n = rest.len();
+            let (head, tail) = rest.split(at);
+            assert_eq!(head.len(), at.min(n));
+            assert_eq!(tail.len(), n - at.min(n));
+            head.push_into(&mut out);
+            if tail.is_empty() {
+                break;
+            }
+            rest = tail;
+        }
+    }
+    out
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 24, ..ProptestConfig::default() })]
+
+    /// `Piece::split` at any place, over every kind of run (merged and cut options, filters,
+    /// the entity-by-entity walk), yields exactly the walk. (From the review of the run
+    /// hand-out.)
+    #[test]
+    fn random_splits_equal_the_walk(ops in prop::collection::vec(op(), 100..600), seed in any::<u64>()) {
+        let (mut world, _) = build(&ops);
+        let mut seed = seed;
+        let want: Vec<Seen> = world
+            .query::<(Entity, &C, Option<&B>)>()
+            .map(|(e, c, b)| (e, Some(c.0), b.map(|b| b.0)))
+            .collect();
+        // Through `&mut World`: the stores are settled, so the walk is runs.
+        let got: Vec<Seen> = split_all(world.query_mut::<(Entity, &C, Option<&B>)>().pieces(), &mut seed)
+            .into_iter()
+            .map(|(e, c, b)| (e, Some(c.0), b.map(|b| b.0)))
+            .collect();
+        prop_assert_eq!(got, want);
+        let want: Vec<Seen> = world
+            .query_filtered::<(Entity, &A, Option<&B>), Without<C>>()
+            .map(|(e, a, b)| (e, Some(a.0), b.map(|b| b.0)))
+            .collect();
+        let got: Vec<Seen> = split_all(
+            world.query_filtered_mut::<(Entity, &A, Option<&mut B>), Without<C>>().pieces(),
+            &mut seed,
+        )
+        .into_iter()
+        .map(|(e, a, b)| (e, Some(a.0), b.map(|b| b.0)))
+        .collect();
+        prop_assert_eq!(got, want);
+        let want: Vec<Seen> = world.query::<(Entity, Option<&A>)>().map(|(e, a)| (e, a.map(|a| a.0), None)).collect();
+        let got: Vec<Seen> = split_all(world.query_mut::<(Entity, Option<&A>)>().pieces(), &mut seed)
+            .into_iter()
+            .map(|(e, a)| (e, a.map(|a| a.0), None))
+            .collect();
+        prop_assert_eq!(got, want);
+    }
+}
