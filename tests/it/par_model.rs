@@ -405,10 +405,14 @@ fn check(ops: &[Op]) {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 12, ..ProptestConfig::default() })]
+    // Each case runs 30 schedules over up to a few thousand entities (several chunks per walk);
+    // walks long enough for tasks of several chunks are `long_runs_are_cut_into_exact_chunks`
+    // and `exact_multiples_of_par_chunk`. (Cases of 300..1400 operations took 125 s of a debug
+    // build at CI's 256 cases.)
+    #![proptest_config(ProptestConfig::with_cases(crate::cases(12)))]
 
     #[test]
-    fn par_walks_match_the_oracle(ops in prop::collection::vec(op(), 300..1400)) {
+    fn par_walks_match_the_oracle(ops in prop::collection::vec(op(), 120..500)) {
         check(&ops);
     }
 }
@@ -484,7 +488,7 @@ fn split_all<'w, Q: rota::query::QueryData>(
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 24, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig::with_cases(crate::cases(24)))]
 
     /// `Piece::split` at any place, over every kind of run (merged and cut options, filters,
     /// the entity-by-entity walk), yields exactly the walk. (From the review of the run
