@@ -217,8 +217,8 @@ impl Threads {
         }
     }
 
-    /// Cuts `pieces` into chunks of [`PAR_CHUNK`] items and runs `run(index, chunk)` on each, on
-    /// these threads.
+    /// Cuts `pieces` into chunks of [`PAR_CHUNK`] items, groups consecutive chunks into tasks
+    /// and runs `run(first chunk index, task pieces, chunk ends)` on each, on these threads.
     fn share<'w, Q: QueryData>(
         self,
         pieces: impl Iterator<Item = Piece<'w, Q>>,
@@ -253,8 +253,9 @@ struct Chunker<'w, Q: QueryData, I> {
 }
 
 impl<'w, Q: QueryData, I: Iterator<Item = Piece<'w, Q>>> Chunker<'w, Q, I> {
-    /// Fills `chunk` (empty) with the next chunk's pieces; `false` when the walk is over.
-    fn fill(&mut self, chunk: &mut Vec<Piece<'w, Q>>) -> bool {
+    /// Appends the next chunk's pieces to `pieces` (a task's list, which may already hold
+    /// earlier chunks); `false`, with nothing appended, when the walk is over.
+    fn fill(&mut self, pieces: &mut Vec<Piece<'w, Q>>) -> bool {
         let mut room = PAR_CHUNK;
         while room > 0 {
             let Some(piece) = self.pending.take().or_else(|| self.pieces.next()) else {
@@ -264,11 +265,11 @@ impl<'w, Q: QueryData, I: Iterator<Item = Piece<'w, Q>>> Chunker<'w, Q, I> {
             if len <= room {
                 room -= len;
                 if len > 0 {
-                    chunk.push(piece);
+                    pieces.push(piece);
                 }
             } else {
                 let (head, tail) = piece.split(room);
-                chunk.push(head);
+                pieces.push(head);
                 self.pending = Some(tail);
                 room = 0;
             }

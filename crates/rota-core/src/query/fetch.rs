@@ -292,9 +292,8 @@ impl QueryData for Entity {
         EntityRun([].iter())
     }
     fn split_run<'w>(run: Self::Run<'w>, at: usize) -> (Self::Run<'w>, Self::Run<'w>) {
-        let entities = run.0.as_slice();
-        let (head, tail) = entities.split_at(at.min(entities.len()));
-        (EntityRun(head.iter()), EntityRun(tail.iter()))
+        let (head, tail) = run.0.split(at);
+        (EntityRun(head), EntityRun(tail))
     }
     fn one_slices<'w>(_: Self::Item<'w>) -> Self::Slices<'w> {}
     fn slices_one<'w>(_: &mut Self::Fetch<'w>, _: Entity) -> Option<Self::Slices<'w>> {
