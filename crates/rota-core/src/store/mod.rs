@@ -21,9 +21,11 @@
 //!   iterates as a plain slice walk; an unsettled one, seen through `&self`, falls back to a walk
 //!   over the sparse pages (cost ∝ highest slot, still ascending). Anything holding `&mut`
 //!   ([`Store::iter_mut`], [`Store::settle`], and the `World` at its sync points) settles first: a
-//!   sort that only sorts the k displaced elements and merges them into the ascending rest,
-//!   in place (`merge.rs`: block swaps, no column reallocated): O(n + k log k). Removing every element in ascending order (the `add_remove` benchmark pattern)
-//!   stays O(1) per removal: swap-removes only flag the disorder, and an emptied store is sorted.
+//!   sort that only sorts the k displaced elements and merges them into the ascending rest
+//!   (`settle.rs`: one merge plan from the entity column, applied to each column as a gather;
+//!   the elements below the lowest displaced slot's place are not touched): O(n + k log k).
+//!   Removing every element in ascending order (the `add_remove` benchmark pattern) stays O(1)
+//!   per removal: swap-removes only flag the disorder, and an emptied store is sorted.
 //!
 //! * **Two copy-on-write halves**: the columns live in two halves, split by who writes them:
 //!
@@ -57,7 +59,7 @@ mod append;
 pub(crate) mod index;
 #[doc(hidden)]
 pub use append::Appender;
-mod merge;
+mod settle;
 pub(crate) mod sparse;
 
 use std::fmt;
@@ -764,75 +766,30 @@ impl<T> Store<T> {
 
     /// Sorts the dense columns by slot if they are out of order, so later ordered iteration is a
     /// plain slice walk. Cheap when already settled (one counter check); otherwise
-    /// O(n + k log k) for k displaced elements, in place: no column is reallocated.
+    /// O(n - lo + k log k) for k displaced elements, where `lo` is the final place of the
+    /// lowest displaced slot: the elements below it are not touched (`settle.rs`).
     pub fn settle(&mut self) {
         if self.index.displaced_count == 0 {
             return;
         }
         let (index, columns) = self.columns_mut();
-        let n = index.entities.len();
         let first = index
             .displaced
             .iter()
             .position(|&d| d)
             .expect("a positive displaced_count has a flag");
-        // 1. Pull the displaced elements out of `first..`; `extract_if` compacts the clean ones
-        //    in place, keeping their (ascending) order. Every column sees the same flags.
-        let flagged = &index.displaced[first..];
-        let mut flags = flagged.iter().copied();
-        let moved_entities: Vec<Entity> = index
-            .entities
-            .extract_if(first.., |_| flags.next().unwrap_or(false))
-            .collect();
-        let mut flags = flagged.iter().copied();
-        let moved_values: Vec<T> = columns
-            .values
-            .extract_if(first.., |_| flags.next().unwrap_or(false))
-            .collect();
-        let mut flags = flagged.iter().copied();
-        let moved_added: Vec<Tick> = index
-            .added
-            .extract_if(first.., |_| flags.next().unwrap_or(false))
-            .collect();
-        let mut flags = flagged.iter().copied();
-        let moved_changed: Vec<Tick> = columns
-            .changed
-            .extract_if(first.., |_| flags.next().unwrap_or(false))
-            .collect();
-        // 2. Sort the few displaced ones by slot (packed keys: one u64 compare per step) and
-        //    append them, in that order, behind the clean ones.
-        let mut order: Vec<u64> = moved_entities
-            .iter()
-            .enumerate()
-            .map(|(i, e)| (u64::from(e.slot()) << 32) | i as u64)
-            .collect();
-        order.sort_unstable();
-        let clean = index.entities.len();
-        let mut moved_values: Vec<Option<T>> = moved_values.into_iter().map(Some).collect();
-        for &key in &order {
-            let i = (key & 0xFFFF_FFFF) as usize;
-            index.entities.push(moved_entities[i]);
-            columns.values.push(
-                moved_values[i]
-                    .take()
-                    .expect("each displaced element is appended once"),
-            );
-            index.added.push(moved_added[i]);
-            columns.changed.push(moved_changed[i]);
-        }
-        debug_assert_eq!(index.entities.len(), n);
-        // 3. Merge the two ascending runs in place, back to front: `[..clean]` (clean, ascending)
-        //    and `[clean..]` (the displaced ones, ascending), with swaps only.
-        let lowest = merge::merge_back(&mut index.entities, clean, |a, b, len| {
-            merge::swap_blocks(&mut columns.values, a, b, len);
-            merge::swap_blocks(&mut index.added, a, b, len);
-            merge::swap_blocks(&mut columns.changed, a, b, len);
-        });
-        // Only `min(first, lowest)..` moved: repair those back-pointers.
-        for (i, e) in index.entities.iter().enumerate().skip(first.min(lowest)) {
+        let plan = settle::Plan::new(&index.entities, &index.displaced, first);
+        let mut scratch = Vec::new();
+        plan.apply_copy(&mut index.entities, &mut scratch);
+        let mut ticks = Vec::new();
+        plan.apply_copy(&mut index.added, &mut ticks);
+        plan.apply_copy(&mut columns.changed, &mut ticks);
+        plan.apply_values(&mut columns.values);
+        // Only `lo..` moved: repair those back-pointers.
+        for (i, e) in index.entities.iter().enumerate().skip(plan.lo) {
             index.sparse.set_existing(e.slot(), i as u32);
         }
-        index.displaced[first..].fill(false);
+        index.displaced[first.min(plan.lo)..].fill(false);
         index.displaced_count = 0;
     }
 

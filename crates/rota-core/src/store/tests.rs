@@ -264,51 +264,74 @@ fn a_shared_store_copies_the_half_it_writes_and_the_other_store_never_sees_it() 
     );
 }
 
-mod merge_back {
-    use super::super::merge::{merge_back, swap_blocks};
+mod settle_plan {
+    use super::super::settle::Plan;
     use crate::entity::Entity;
     use proptest::prelude::*;
 
-    /// A random split of distinct slots into two ascending runs, laid out `[clean | moved]`.
-    fn runs() -> impl Strategy<Value = (Vec<u32>, Vec<u32>)> {
-        proptest::collection::btree_map(0u32..400, any::<bool>(), 0..120).prop_map(|m| {
-            let clean = m.iter().filter(|(_, c)| **c).map(|(s, _)| *s).collect();
-            let moved = m.iter().filter(|(_, c)| !**c).map(|(s, _)| *s).collect();
-            (clean, moved)
-        })
+    /// A store's dense order: distinct slots, the clean ones ascending, the displaced ones
+    /// anywhere. Built from a random set of slots, each clean or displaced, and a shuffle of
+    /// where the displaced ones sit.
+    fn columns() -> impl Strategy<Value = (Vec<u32>, Vec<bool>)> {
+        proptest::collection::btree_map(0u32..400, any::<bool>(), 1..120)
+            .prop_flat_map(|m| {
+                let n = m.len();
+                (Just(m), proptest::collection::vec(0..n, n))
+            })
+            .prop_map(|(m, picks)| {
+                let clean: Vec<u32> = m.iter().filter(|(_, c)| **c).map(|(s, _)| *s).collect();
+                let mut slots = clean.clone();
+                let mut flags = vec![false; clean.len()];
+                // Each displaced slot goes in at a random place among what is there so far.
+                for (&s, &pick) in m.iter().filter(|(_, c)| !**c).map(|(s, _)| s).zip(&picks) {
+                    let at = pick % (slots.len() + 1);
+                    slots.insert(at, s);
+                    flags.insert(at, true);
+                }
+                (slots, flags)
+            })
     }
 
     proptest! {
-        /// The merge yields the ascending union, a parallel column follows every swap, and
-        /// nothing below the returned index moved.
+        /// Applying the plan to every column sorts them by slot, keeps each column's elements
+        /// beside their entity, and leaves everything below `lo` untouched.
         #[test]
-        fn merges_two_ascending_runs_in_place((clean, moved) in runs()) {
-            let slots: Vec<u32> = clean.iter().chain(&moved).copied().collect();
+        fn the_plan_sorts_every_column_and_touches_nothing_below_lo((slots, flags) in columns()) {
             let mut entities: Vec<Entity> =
                 slots.iter().map(|&s| Entity::new(s, s % 7)).collect();
-            // The parallel column: each element's slot, so it must stay beside its entity.
-            let mut rest: Vec<u32> = slots.clone();
             let before = entities.clone();
-            let lowest = merge_back(&mut entities, clean.len(), |a, b, len| {
-                swap_blocks(&mut rest, a, b, len)
-            });
+            // Parallel columns: each element's slot, as a plain value and as an owned value.
+            let mut copies: Vec<u32> = slots.clone();
+            let mut owned: Vec<String> = slots.iter().map(|s| s.to_string()).collect();
+            let Some(first) = flags.iter().position(|&f| f) else {
+                return Ok(());
+            };
+            let plan = Plan::new(&entities, &flags, first);
+            let mut scratch = Vec::new();
+            plan.apply_copy(&mut entities, &mut scratch);
+            plan.apply_copy(&mut copies, &mut Vec::new());
+            plan.apply_values(&mut owned);
             let mut want = slots.clone();
             want.sort_unstable();
             let got: Vec<u32> = entities.iter().map(|e| e.slot()).collect();
             prop_assert_eq!(&got, &want);
-            prop_assert_eq!(&rest, &want);
+            prop_assert_eq!(&copies, &want);
+            let owned_slots: Vec<u32> = owned.iter().map(|s| s.parse().unwrap()).collect();
+            prop_assert_eq!(&owned_slots, &want);
             for e in &entities {
                 prop_assert_eq!(e.generation(), e.slot() % 7);
             }
-            prop_assert!(lowest <= entities.len());
-            prop_assert_eq!(&entities[..lowest], &before[..lowest]);
-            // The lowest index is the final place of the smallest moved element when there is
-            // one (nothing below it had to move).
-            if let Some(&m) = moved.first() {
-                prop_assert_eq!(lowest, want.partition_point(|&s| s < m));
-            } else {
-                prop_assert_eq!(lowest, clean.len());
-            }
+            prop_assert_eq!(&entities[..plan.lo], &before[..plan.lo]);
+            let smallest = slots
+                .iter()
+                .zip(&flags)
+                .filter(|(_, f)| **f)
+                .map(|(s, _)| *s)
+                .min()
+                .unwrap();
+            // The first flagged element moves, and so does everything from the smallest
+            // displaced slot's final place.
+            prop_assert_eq!(plan.lo, first.min(want.partition_point(|&s| s < smallest)));
         }
     }
 }
