@@ -1,4 +1,4 @@
-//! `par_for_each` and `par_for_each_chunk`: parallel iteration over a query, in chunks whose
+//! `par_for_each`, `par_for_each_chunk` and `par_map_chunks`: parallel iteration over a query, in chunks whose
 //! boundaries do not depend on the thread count, on the running schedule's threads.
 //!
 //! How the work is shared (no `unsafe`, no `Vec` of every item):
@@ -117,6 +117,58 @@ pub trait ParallelQuery<Q: QueryData> {
     where
         Fun: Fn(ParChunk<'_, Q::Item<'_>>) + Send + Sync,
         for<'a> Q::Item<'a>: Send;
+
+    /// Calls `f` once per chunk, as [`par_for_each_chunk`](ParallelQuery::par_for_each_chunk)
+    /// does, and returns what it returned, **in chunk order** (chunk 0's result first). Chunks
+    /// and their items are the same on any thread count, so the vector is too: the
+    /// deterministic way to gather per-chunk results (candidates, partial counts, fates) for a
+    /// sequential step that follows.
+    ///
+    /// ```
+    /// use rota::{Component, ParallelQuery, Query, World, system};
+    ///
+    /// #[derive(Component, Clone)]
+    /// struct Health(i32);
+    ///
+    /// #[system(reads(Health))]
+    /// fn wounded(mut q: Query<(rota::Entity, &Health)>) {
+    ///     // Each chunk lists its wounded; the lists come back in chunk order.
+    ///     let lists: Vec<Vec<rota::Entity>> = q.par_map_chunks(|chunk| {
+    ///         chunk.filter(|(_, h)| h.0 < 10).map(|(e, _)| e).collect()
+    ///     });
+    ///     let wounded: Vec<rota::Entity> = lists.into_iter().flatten().collect();
+    ///     assert!(wounded.windows(2).all(|w| w[0].slot() < w[1].slot()));
+    ///     assert_eq!(wounded.len(), 100);
+    /// }
+    ///
+    /// let mut world = World::new();
+    /// world.spawn_batch((0..1000).map(|i| (Health(i % 100),)));
+    /// assert!(world.run(wounded).is_clean());
+    /// ```
+    ///
+    /// # Panics
+    ///
+    /// As [`par_for_each_chunk`](ParallelQuery::par_for_each_chunk).
+    fn par_map_chunks<R, Fun>(&mut self, f: Fun) -> Vec<R>
+    where
+        R: Send,
+        Fun: Fn(ParChunk<'_, Q::Item<'_>>) -> R + Send + Sync,
+        for<'a> Q::Item<'a>: Send,
+    {
+        let results = Mutex::new(Vec::new());
+        self.par_for_each_chunk(|chunk| {
+            let index = chunk.index();
+            let result = f(chunk);
+            results
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .push((index, result));
+        });
+        let mut results = results.into_inner().unwrap_or_else(PoisonError::into_inner);
+        // Chunk indices are distinct: the order is total.
+        results.sort_unstable_by_key(|&(index, _)| index);
+        results.into_iter().map(|(_, result)| result).collect()
+    }
 }
 
 impl<Q: QueryData, F: QueryData> ParallelQuery<Q> for Query<'_, Q, F> {
