@@ -8,8 +8,6 @@
 //! counted with `Added<Age>` and the aging stride seen with `Changed<Age>` — and a world
 //! checksum that is the same on 1 thread or N.
 
-use std::sync::{Mutex, PoisonError};
-
 use rota::{
     Added, Changed, Commands, Component, Entity, Event, EventReader, EventWriter, Local,
     ParallelQuery, Query, Res, ResMut, Resource, Scene, Schedule, StableHash, StableHasher, With,
@@ -109,6 +107,17 @@ impl PreyGrid {
 /// Prey caught this tick, in the order they were caught; `life` despawns them with the dead.
 #[derive(Resource, Clone, Default)]
 struct Caught(Vec<Entity>);
+
+/// Which predators caught a prey this tick, by slot (`hunting` writes it, `metabolism` feeds
+/// them): a table, so the parallel walk that feeds them looks each one up in O(1).
+#[derive(Resource, Clone, Default)]
+struct Meals(Vec<bool>);
+
+impl Meals {
+    fn fed(&self, predator: Entity) -> bool {
+        self.0.get(predator.slot() as usize) == Some(&true)
+    }
+}
 
 /// The seed of every random draw (read-only).
 #[derive(Resource, Clone, Copy)]
@@ -299,19 +308,24 @@ fn grazing(
     }
 }
 
-/// Runs beside `grazing` (they share only reads).
+/// Runs beside `grazing` (they share only reads). The cells are found in parallel chunks and
+/// come back in chunk order (ascending slot); the counting sort that follows is sequential.
 #[system(reads(Position, Prey, Grid), writes(PreyGrid), after(movement))]
 fn rebuild_grid(
-    q: Query<(Entity, &Position), With<Prey>>,
+    mut q: Query<(Entity, &Position), With<Prey>>,
     grid: Res<Grid>,
     mut buckets: ResMut<PreyGrid>,
 ) {
+    let grid = &*grid;
+    let chunks: Vec<Vec<(u32, Entity)>> =
+        q.par_map_chunks(|chunk| chunk.map(|(e, p)| (grid.cell(p) as u32, e)).collect());
+    let prey = || chunks.iter().flatten().map(|&(cell, e)| (cell as usize, e));
     let cells = grid.side * grid.side;
     let buckets = &mut *buckets;
     buckets.len.clear();
     buckets.len.resize(cells, 0);
-    for (_, p) in q.iter() {
-        buckets.len[grid.cell(p)] += 1;
+    for (cell, _) in prey() {
+        buckets.len[cell] += 1;
     }
     buckets.start.clear();
     let mut total = 0u32;
@@ -324,56 +338,75 @@ fn rebuild_grid(
         .entities
         .resize(total as usize, Entity::from_bits(0));
     buckets.len.fill(0);
-    for (e, p) in q.iter() {
-        let cell = grid.cell(p);
+    for (cell, e) in prey() {
         buckets.entities[(buckets.start[cell] + buckets.len[cell]) as usize] = e;
         buckets.len[cell] += 1;
     }
 }
 
+/// Predators hunt in ascending slot order: each takes the highest-slot prey left in its cell,
+/// so who catches whom depends on who went first. The draws and the cell lookups do not, and
+/// a cell empty before the hunt stays empty: those run in parallel chunks, and only the
+/// predators that may catch something take their turn, in order, afterwards. A predator that
+/// catches is fed by `metabolism`, in its parallel walk.
 #[system(
     reads(Position, Predator, Grid, Seed, Clock),
-    writes(Energy, PreyGrid, Caught),
+    writes(PreyGrid, Caught, Meals),
     sends(Kill),
     after(rebuild_grid, grazing)
 )]
 fn hunting(
-    mut q: Query<(Entity, &Position, &mut Energy), With<Predator>>,
+    mut q: Query<(Entity, &Position), With<Predator>>,
     grid: Res<Grid>,
     seed: Res<Seed>,
     clock: Res<Clock>,
     mut buckets: ResMut<PreyGrid>,
     mut caught: ResMut<Caught>,
+    mut meals: ResMut<Meals>,
     mut kills: EventWriter<Kill>,
 ) {
     caught.0.clear();
-    for (predator, p, e) in &mut q {
-        let cell = grid.cell(p);
-        if buckets.len[cell] == 0
-            || Draws::new(*seed, predator, *clock, Purpose::Hunt).unit() >= CATCH_CHANCE
-        {
-            continue;
-        }
+    meals.0.clear();
+    let (grid, seed, clock, occupied) = (&*grid, *seed, *clock, &buckets.len);
+    let chunks: Vec<Vec<(Entity, usize)>> = q.par_map_chunks(|chunk| {
+        chunk
+            .map(|(predator, p)| (predator, grid.cell(p)))
+            .filter(|&(predator, cell)| {
+                occupied[cell] > 0
+                    && Draws::new(seed, predator, clock, Purpose::Hunt).unit() < CATCH_CHANCE
+            })
+            .collect()
+    });
+    for (predator, cell) in chunks.into_iter().flatten() {
         // Buckets hold prey in ascending slot order; a predator takes the last (highest slot).
-        if let Some(victim) = buckets.pop(cell) {
-            e.0 += PREDATOR_MEAL;
-            caught.0.push(victim);
-            kills.send(Kill {
-                predator,
-                prey: victim,
-            });
+        let Some(victim) = buckets.pop(cell) else {
+            continue;
+        };
+        let slot = predator.slot() as usize;
+        if meals.0.len() <= slot {
+            meals.0.resize(slot + 1, false);
         }
+        meals.0[slot] = true;
+        caught.0.push(victim);
+        kills.send(Kill {
+            predator,
+            prey: victim,
+        });
     }
 }
 
-#[system(reads(Predator), writes(Energy), after(hunting))]
-fn metabolism(mut q: Query<(&mut Energy, Option<&Predator>)>) {
-    q.par_for_each(|(e, predator)| {
-        e.0 -= if predator.is_some() {
-            PREDATOR_COST
-        } else {
-            PREY_COST
-        };
+/// Every animal burns energy; a predator that caught a prey this tick eats first.
+#[system(reads(Predator, Meals), writes(Energy), after(hunting))]
+fn metabolism(mut q: Query<(Entity, &mut Energy, Option<&Predator>)>, meals: Res<Meals>) {
+    q.par_for_each(|(entity, e, predator)| {
+        if predator.is_none() {
+            e.0 -= PREY_COST;
+            return;
+        }
+        if meals.fed(entity) {
+            e.0 += PREDATOR_MEAL;
+        }
+        e.0 -= PREDATOR_COST;
     });
 }
 
@@ -421,9 +454,7 @@ fn life(
     for e in &caught.0 {
         is_caught[e.slot() as usize] = true;
     }
-    let chunks: Mutex<Vec<(usize, Fates)>> = Mutex::new(Vec::new());
-    q.par_for_each_chunk(|chunk| {
-        let index = chunk.index();
+    let mut chunks: Vec<Fates> = q.par_map_chunks(|chunk| {
         let mut fates = Fates::default();
         for (entity, p, e, age, predator) in chunk {
             let (birth, max_age) = if predator.is_some() {
@@ -452,24 +483,19 @@ fn life(
                 fates.deaths.push(entity);
             }
         }
-        chunks
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .push((index, fates));
+        fates
     });
-    let mut chunks = chunks.into_inner().unwrap_or_else(PoisonError::into_inner);
-    chunks.sort_unstable_by_key(|(index, _)| *index);
-    for (_, fates) in &chunks {
+    for fates in &chunks {
         for &entity in &fates.deaths {
             commands.despawn(entity);
         }
     }
-    for (_, fates) in &mut chunks {
+    for fates in &mut chunks {
         for bundle in fates.prey_births.drain(..) {
             commands.spawn(bundle);
         }
     }
-    for (_, fates) in &mut chunks {
+    for fates in &mut chunks {
         for bundle in fates.predator_births.drain(..) {
             commands.spawn(bundle);
         }
@@ -482,18 +508,68 @@ fn advance_clock(mut clock: ResMut<Clock>) {
     clock.0 += 1;
 }
 
-#[system(
-    reads(Prey, Predator, Grass, Age),
-    writes(Stats),
-    receives(Kill),
-    after(life)
-)]
-fn statistics(
+// What `statistics` reads is measured the same tick by three systems that share only reads,
+// and so run side by side: the census, the births, the ages and the grass.
+
+/// Live prey and predators (`census`).
+#[derive(Resource, Clone, Copy, Default)]
+struct Census {
+    prey: usize,
+    predators: usize,
+}
+
+/// Newborns: `Added<Age>` with `Age(0)` (`births`).
+#[derive(Resource, Clone, Copy, Default)]
+struct Births(usize);
+
+/// Animals whose age changed (`aged`).
+#[derive(Resource, Clone, Copy, Default)]
+struct Aged(usize);
+
+/// Grass summed over every cell, in cell order (the same float sum on any thread count).
+#[derive(Resource, Clone, Copy, Default)]
+struct GrassTotal(f32);
+
+#[system(reads(Prey, Predator), writes(Census), after(life))]
+fn census(
     prey: Query<Entity, With<Prey>>,
     predators: Query<Entity, With<Predator>>,
-    born: Query<&Age, Added<Age>>,
-    aged: Query<Entity, Changed<Age>>,
-    grass: Res<Grass>,
+    mut census: ResMut<Census>,
+) {
+    *census = Census {
+        prey: prey.iter().count(),
+        predators: predators.iter().count(),
+    };
+}
+
+/// A system's first run sees every component as added, so the initial animals, all older than
+/// 0, are left out of the births.
+#[system(reads(Age), writes(Births), after(life))]
+fn births(born: Query<&Age, Added<Age>>, mut births: ResMut<Births>) {
+    births.0 = born.iter().filter(|a| a.0 == 0).count();
+}
+
+#[system(reads(Age), writes(Aged), after(life))]
+fn aged(aged: Query<Entity, Changed<Age>>, mut count: ResMut<Aged>) {
+    count.0 = aged.iter().count();
+}
+
+#[system(reads(Grass), writes(GrassTotal), after(life))]
+fn grass_total(grass: Res<Grass>, mut total: ResMut<GrassTotal>) {
+    total.0 = grass.0.iter().sum();
+}
+
+#[system(
+    reads(Census, Births, Aged, GrassTotal),
+    writes(Stats),
+    receives(Kill),
+    after(census, births, aged, grass_total)
+)]
+fn statistics(
+    census: Res<Census>,
+    births: Res<Births>,
+    aged: Res<Aged>,
+    grass: Res<GrassTotal>,
     mut kills: EventReader<Kill>,
     mut stats: ResMut<Stats>,
     mut ticks_run: Local<u64>,
@@ -513,13 +589,13 @@ fn statistics(
     }
     stats.rows.push(Row {
         tick: *ticks_run,
-        prey: prey.iter().count(),
-        predators: predators.iter().count(),
-        grass: grass.0.iter().sum(),
+        prey: census.prey,
+        predators: census.predators,
+        grass: grass.0,
         kills: caught.len(),
         hunters: hunters.len(),
-        births: born.iter().filter(|a| a.0 == 0).count(),
-        aged: aged.iter().count(),
+        births: births.0,
+        aged: aged.0,
     });
 }
 
@@ -584,6 +660,11 @@ pub fn build_world(size: usize, seed: u64) -> World {
     world.insert_resource(Grass(grass));
     world.insert_resource(PreyGrid::default());
     world.insert_resource(Caught::default());
+    world.insert_resource(Meals::default());
+    world.insert_resource(Census::default());
+    world.insert_resource(Births::default());
+    world.insert_resource(Aged::default());
+    world.insert_resource(GrassTotal::default());
     world.insert_resource(Seed(seed));
     world.insert_resource(Clock::default());
     world.insert_resource(Stats {
@@ -592,7 +673,7 @@ pub fn build_world(size: usize, seed: u64) -> World {
     world
 }
 
-/// The demo's eleven systems on `threads` threads.
+/// The demo's fifteen systems on `threads` threads.
 pub fn build_schedule(threads: usize) -> Result<Schedule, rota::ScheduleError> {
     Schedule::builder()
         .add(wander)
@@ -604,6 +685,10 @@ pub fn build_schedule(threads: usize) -> Result<Schedule, rota::ScheduleError> {
         .add(metabolism)
         .add(aging)
         .add(life)
+        .add(census)
+        .add(births)
+        .add(aged)
+        .add(grass_total)
         .add(statistics)
         .add(advance_clock)
         .threads(threads)
