@@ -47,3 +47,42 @@ fn append_joins_queues_and_applies_in_order() {
     // The last insert, from the appended queue, wins.
     assert_eq!(world.get::<Hp>(e), Some(&Hp(4)));
 }
+
+#[derive(Component, Clone, Copy, Debug, PartialEq, Eq)]
+struct Tag;
+
+/// Consecutive despawns are batched (freed in order, stores emptied once the run ends): a
+/// repeated handle is still reported dead at its own index, and a spawn right after the run
+/// (a queued closure: `Commands::spawn` reserves a fresh slot when recorded) reuses a freed
+/// slot without meeting the despawned entity's components.
+#[test]
+fn a_run_of_despawns_reports_repeats_and_the_spawn_after_it_starts_clean() {
+    let mut world = World::new();
+    let es: Vec<_> = (0..6).map(|i| world.spawn_with((Hp(i), Tag))).collect();
+    let mut commands = world.commands();
+    commands.despawn(es[1]);
+    commands.despawn(es[4]);
+    commands.despawn(es[1]); // repeated: dead by then
+    commands.despawn(es[3]);
+    commands.queue(|w| {
+        w.spawn_with((Hp(10),)); // the lowest freed slot: 1
+    });
+    commands.despawn(es[5]);
+    let report = world.apply(commands.finish());
+    assert_eq!(report.applied, 5);
+    assert_eq!(report.errors.len(), 1);
+    assert!(
+        matches!(
+            report.errors[0],
+            rota::CommandError::EntityNotAlive { index: 2, entity, .. } if entity == es[1]
+        ),
+        "{:?}",
+        report.errors
+    );
+    let hp: Vec<u32> = world.query::<&Hp>().map(|h| h.0).collect();
+    assert_eq!(hp, [0, 10, 2]);
+    // The newcomer took slot 1 (the lowest freed) and has no `Tag` of the entity before it.
+    let tagged: Vec<u32> = world.query::<(&Hp, &Tag)>().map(|(h, _)| h.0).collect();
+    assert_eq!(tagged, [0, 2]);
+    world.check_invariants().unwrap();
+}

@@ -28,7 +28,7 @@ use crate::entity::{Entities, Entity, ReserveCursor};
 use crate::error::{CommandError, CommandKind, SpawnError};
 use crate::hierarchy::ChildOf;
 use crate::system::{BundleDefers, DeferredBy, Unrestricted};
-use crate::world::World;
+use crate::world::{PendingDespawns, World};
 
 type QueueFn = Box<dyn FnOnce(&mut World) + Send>;
 
@@ -511,14 +511,27 @@ impl World {
             failed: Vec::new(),
             report: ApplyReport::default(),
         };
+        // Consecutive despawns outside any hierarchy are batched: each is decided and freed in
+        // order (so a repeated handle is reported dead, as one by one), and the stores lose
+        // them in one visit each when the run of despawns ends, before any other command.
+        let mut pending = PendingDespawns::default();
         for op in commands.recorded.ops {
             let len = op.len();
+            if !matches!(op, Command::Despawn(_)) {
+                self.finish_despawns(&mut pending);
+            }
             match op {
                 Command::Despawn(entity) => {
                     let alive = self.is_alive(entity);
                     if state.admit(0, CommandKind::Despawn, None, entity, alive) {
-                        self.despawn(entity)
-                            .expect("a live entity can be despawned");
+                        if self.has_hierarchy() {
+                            self.finish_despawns(&mut pending);
+                            self.despawn(entity)
+                                .expect("a live entity can be despawned");
+                        } else {
+                            let freed = self.despawn_later(entity, &mut pending);
+                            debug_assert!(freed, "an admitted entity is alive");
+                        }
                     }
                 }
                 Command::DespawnRecursive(entity) => {
@@ -557,6 +570,7 @@ impl World {
             }
             state.index += len;
         }
+        self.finish_despawns(&mut pending);
         for op in commands.events {
             op.apply(self);
         }

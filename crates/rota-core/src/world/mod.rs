@@ -470,27 +470,45 @@ impl World {
 
     /// `despawn_batch` once no entity of the batch is in a hierarchy.
     fn despawn_batch_detached(&mut self, entities: impl IntoIterator<Item = Entity>) -> usize {
-        let mut per_store: Vec<Vec<Entity>> = vec![Vec::new(); self.stores.len()];
-        let mut despawned = 0;
-        for entity in entities {
-            // The allocator refuses dead and repeated handles. No spawn can run before the
-            // stores are cleaned below, so a freed slot is not reused while still held.
-            if self.entities.despawn(entity).is_err() {
-                continue;
-            }
-            despawned += 1;
-            self.membership
-                .take(entity.slot(), |i| per_store[i].push(entity));
-            if let Some(log) = &mut self.log {
-                log.push(log::StructuralChange::Despawned(entity));
-            }
+        let mut pending = PendingDespawns::default();
+        let despawned = entities
+            .into_iter()
+            .filter(|&entity| self.despawn_later(entity, &mut pending))
+            .count();
+        self.finish_despawns(&mut pending);
+        despawned
+    }
+
+    /// The first half of a batched despawn of `entity` (in no hierarchy): the allocator frees
+    /// it (`false` for a dead or repeated handle: nothing happens), the structural log records
+    /// it, and its components are listed in `pending`, to be removed store by store by
+    /// [`World::finish_despawns`]. Until then the stores still hold it, so no spawn may run in
+    /// between (it could reuse the slot): callers finish before anything else touches the world.
+    pub(crate) fn despawn_later(&mut self, entity: Entity, pending: &mut PendingDespawns) -> bool {
+        if self.entities.despawn(entity).is_err() {
+            return false;
         }
-        for (entry, gone) in self.stores.iter_mut().zip(&per_store) {
+        let per_store = &mut pending.per_store;
+        if per_store.len() < self.stores.len() {
+            per_store.resize_with(self.stores.len(), Vec::new);
+        }
+        self.membership
+            .take(entity.slot(), |i| per_store[i].push(entity));
+        if let Some(log) = &mut self.log {
+            log.push(log::StructuralChange::Despawned(entity));
+        }
+        true
+    }
+
+    /// The second half of batched despawns: each store loses the listed entities in one visit
+    /// (`Store::remove_many`); `pending` is left empty, its lists kept for reuse.
+    pub(crate) fn finish_despawns(&mut self, pending: &mut PendingDespawns) {
+        for (entry, gone) in self.stores.iter_mut().zip(&mut pending.per_store) {
             if !gone.is_empty() {
                 entry.store.remove_many(gone);
+                gone.clear();
             }
         }
-        despawned
     }
 
     /// Adds or replaces `entity`'s `T`, returning the value replaced.
@@ -719,3 +737,10 @@ fn unique(indices: &[usize]) -> &[usize] {
 
 #[cfg(test)]
 mod tests;
+
+/// Despawns begun by [`World::despawn_later`] and not yet finished: per store (registration
+/// index), the entities it must lose, in despawn order.
+#[derive(Default)]
+pub(crate) struct PendingDespawns {
+    per_store: Vec<Vec<Entity>>,
+}
