@@ -284,3 +284,75 @@ fn par_for_each_outside_a_schedule_visits_every_match_once() {
             .all(|(i, p)| p.0 == i as i64 + 1)
     );
 }
+
+// A batch with more systems than threads: the ones left after each thread's first are pulled
+// by whichever thread is free. `hold` (the worker's fixed job) waits until `late_a` and
+// `late_b` have run; with a fixed hand-out they would queue behind it on the worker.
+
+#[system(reads(Seen))]
+fn lead(seen: Res<Seen>) {
+    seen.record("lead");
+}
+
+#[system(reads(Seen))]
+fn hold(seen: Res<Seen>) {
+    // Bounded, so a regression fails the test instead of hanging it.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    let late_ran = || {
+        let seen = seen.0.lock().unwrap();
+        seen.iter()
+            .filter(|(what, ..)| what.starts_with("late"))
+            .count()
+            == 2
+    };
+    while !late_ran() {
+        if std::time::Instant::now() > deadline {
+            seen.record("hold gave up");
+            return;
+        }
+        thread::yield_now();
+    }
+    seen.record("hold");
+}
+
+#[system(reads(Seen))]
+fn late_a(seen: Res<Seen>) {
+    seen.record("late_a");
+}
+
+#[system(reads(Seen))]
+fn late_b(seen: Res<Seen>) {
+    seen.record("late_b");
+}
+
+#[test]
+fn systems_beyond_one_per_thread_go_to_whichever_thread_is_free() {
+    let mut world = World::new();
+    world.insert_resource(Seen::default());
+    let mut schedule = Schedule::builder()
+        .add(lead)
+        .add(hold)
+        .add(late_a)
+        .add(late_b)
+        .threads(2)
+        .inline_below(0)
+        .build()
+        .unwrap();
+    assert_eq!(schedule.batches().len(), 1, "{}", schedule.describe());
+    let report = schedule.run(&mut world);
+    assert_eq!(report.ran.len(), 4);
+    assert!(report.profile.batches[0].parallel);
+    let seen = world.resource::<Seen>().unwrap().0.lock().unwrap().clone();
+    let thread_of = |what: &str| {
+        seen.iter()
+            .find(|(w, ..)| *w == what)
+            .map(|(_, id, _)| *id)
+            .unwrap_or_else(|| panic!("{what} did not run: {seen:?}"))
+    };
+    // `hold` saw both late systems run (it records "hold gave up" otherwise).
+    thread_of("hold");
+    assert_ne!(thread_of("lead"), thread_of("hold"));
+    // The worker was held, so the calling thread (which ran `lead`) pulled both.
+    assert_eq!(thread_of("late_a"), thread_of("lead"));
+    assert_eq!(thread_of("late_b"), thread_of("lead"));
+}

@@ -8,6 +8,7 @@
 //! its own element of the batch's output, so nothing is shared between jobs.
 
 use std::any::Any;
+use std::collections::VecDeque;
 use std::panic::{AssertUnwindSafe, catch_unwind, resume_unwind};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Mutex, PoisonError};
@@ -77,12 +78,16 @@ fn run_inline<'s, 'w>(
     outcomes.extend(jobs.map(|job| run_job(job, workers)));
 }
 
-/// Runs the `count` `jobs` on `pool`, the calling thread taking the first, each worker job
-/// writing into its own output slot, so the outcomes come back in plan order.
+/// Runs the `count` `jobs` on `pool`, each job writing into its own output slot, so the
+/// outcomes come back in plan order.
 ///
-/// The hand-out is fixed rather than pulled from a shared queue: a pulled hand-out lets the
-/// calling thread run a batch of small systems alone before a worker wakes, which would leave
-/// the determinism tests (`tests/it/schedule_determinism.rs`) no longer exercising the pool.
+/// The first jobs are handed out fixed, one per thread (the calling thread takes the first,
+/// each worker one of the next): a hand-out pulled from the start would let the calling thread
+/// run a batch of small systems alone before a worker wakes, and the determinism tests
+/// (`tests/it/schedule_determinism.rs`) would no longer exercise the pool. The jobs left over
+/// when a batch has more systems than threads are then pulled, in plan order, by whichever
+/// thread is free: with a fixed hand-out of those too, the calling thread sat idle while one
+/// worker ran three systems one after another (the ecosystem's statistics batch, 2 threads).
 /// Small batches run inline anyway (`inline_below`).
 fn run_parallel<'s, 'w>(
     jobs: impl Iterator<Item = Job<'s, 'w>>,
@@ -92,23 +97,39 @@ fn run_parallel<'s, 'w>(
     outcomes: &mut Vec<Outcome>,
 ) {
     outcomes.resize_with(count, Outcome::default);
-    // Waiting for the others only pays when each job has a thread of its own: with more jobs
-    // than threads, a finished thread must go on to the jobs still queued.
-    let rendezvous = Rendezvous::new(count, count <= pool.current_num_threads() + 1);
-    let rendezvous = &rendezvous;
+    let mut pairs: VecDeque<(Job<'s, 'w>, &mut Outcome)> = jobs.zip(outcomes.iter_mut()).collect();
+    let Some((first, first_out)) = pairs.pop_front() else {
+        return;
+    };
+    let fixed: Vec<_> = pairs
+        .drain(..pool.current_num_threads().min(pairs.len()))
+        .collect();
+    let left = Mutex::new(pairs);
+    let run_left = || {
+        loop {
+            let next = left
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .pop_front();
+            let Some((job, out)) = next else { return };
+            *out = run_job(job, workers);
+        }
+    };
+    // Every thread arrives only once nothing is left to pull, so waiting for the others never
+    // holds back a job.
+    let rendezvous = Rendezvous::new(1 + fixed.len());
+    let (rendezvous, run_left) = (&rendezvous, &run_left);
     pool.in_place_scope(|scope| {
-        let mut pairs = jobs.zip(outcomes.iter_mut());
-        let first = pairs.next();
-        for (job, out) in pairs {
+        for (job, out) in fixed {
             scope.spawn(move |_| {
                 *out = run_job(job, workers);
+                run_left();
                 rendezvous.arrive_and_wait();
             });
         }
-        if let Some((job, out)) = first {
-            *out = run_job(job, workers);
-            rendezvous.arrive_and_wait();
-        }
+        *first_out = run_job(first, workers);
+        run_left();
+        rendezvous.arrive_and_wait();
     });
 }
 
@@ -131,22 +152,19 @@ const RENDEZVOUS_SPIN: Duration = Duration::from_micros(100);
 /// are unchanged. Measured: `docs/benchmarks.md`, "The rendezvous at the end of a batch".
 struct Rendezvous {
     pending: AtomicUsize,
-    /// Whether arriving parties wait at all.
-    wait: bool,
 }
 
 impl Rendezvous {
-    /// A rendezvous of `count` parties; if not `wait`, arriving never waits.
-    fn new(count: usize, wait: bool) -> Rendezvous {
+    /// A rendezvous of `count` parties.
+    fn new(count: usize) -> Rendezvous {
         Rendezvous {
             pending: AtomicUsize::new(count),
-            wait,
         }
     }
 
     /// Marks this thread's part done and waits (spinning, bounded) until every part is.
     fn arrive_and_wait(&self) {
-        if self.pending.fetch_sub(1, Ordering::AcqRel) == 1 || !self.wait {
+        if self.pending.fetch_sub(1, Ordering::AcqRel) == 1 {
             return;
         }
         let start = Instant::now();

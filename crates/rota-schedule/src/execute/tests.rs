@@ -6,7 +6,7 @@ use super::Rendezvous;
 #[test]
 fn a_rendezvous_releases_every_party_once_all_arrived() {
     for parties in [1, 2, 4] {
-        let rendezvous = Rendezvous::new(parties, true);
+        let rendezvous = Rendezvous::new(parties);
         let returned = AtomicUsize::new(0);
         std::thread::scope(|s| {
             for _ in 0..parties {
@@ -25,7 +25,7 @@ fn a_rendezvous_releases_every_party_once_all_arrived() {
 /// one after another on one thread) still returns, so the batch cannot deadlock.
 #[test]
 fn a_rendezvous_wait_ends_even_if_a_party_never_arrives() {
-    let rendezvous = Rendezvous::new(2, true);
+    let rendezvous = Rendezvous::new(2);
     rendezvous.arrive_and_wait();
     assert_eq!(rendezvous.pending.load(Ordering::SeqCst), 1);
     // The late party arrives afterwards and does not wait at all.
