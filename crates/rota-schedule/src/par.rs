@@ -330,17 +330,29 @@ impl<'w, Q: QueryData, I: Iterator<Item = Piece<'w, Q>>> Chunker<'w, Q, I> {
     }
 }
 
-/// Cuts `items` into [`PAR_CHUNK`]-sized chunks and runs `f` on each, in order, on this thread.
-fn sequential<T>(mut items: impl Iterator<Item = T>, f: &dyn Fn(ParChunk<'_, T>)) {
-    let mut buffer = Vec::with_capacity(PAR_CHUNK);
+/// Cuts the walk into [`PAR_CHUNK`]-sized chunks and runs `f` on each, in order, on this
+/// thread. The chunks are cut from the walk's pieces, as on more threads, so each run's items
+/// are made in one go (`Piece::push_into`) rather than one `next` at a time.
+fn sequential<'w, Q: QueryData, F: QueryData>(
+    iter: QueryIter<'w, Q, F>,
+    f: &dyn Fn(ParChunk<'_, Q::Item<'w>>),
+) {
+    let mut chunker = Chunker {
+        pieces: iter.pieces(),
+        pending: None,
+    };
+    let mut pieces = Vec::new();
+    let mut items = Vec::with_capacity(PAR_CHUNK);
     for index in 0.. {
-        buffer.extend(items.by_ref().take(PAR_CHUNK));
-        if buffer.is_empty() {
+        if !chunker.fill(&mut pieces) {
             return;
+        }
+        for piece in pieces.drain(..) {
+            piece.push_into(&mut items);
         }
         f(ParChunk {
             index,
-            items: buffer.drain(..),
+            items: items.drain(..),
         });
     }
 }
