@@ -647,18 +647,21 @@ impl<T> Store<T> {
         Ok(None)
     }
 
-    /// Removes every entity of `gone` the store holds (others are ignored), returning how many.
+    /// Removes every entity of `gone` the store holds (others are ignored), returning their
+    /// values, in no particular order. The values are moved out, not dropped: the caller drops
+    /// them once every column (here, and in the other stores it is cleaning) is consistent, so
+    /// a component whose `Drop` panics cannot leave a store half-compacted.
     ///
     /// Few removals swap-remove one by one (O(1) each, flagging disorder); many compact the
     /// columns in one order-preserving pass, O(len + gone), which leaves a settled store settled.
-    pub(crate) fn remove_many(&mut self, gone: &[Entity]) -> usize {
+    pub(crate) fn remove_many(&mut self, gone: &[Entity]) -> Vec<T> {
         // Compaction walks every value once; swap-removes cost O(1) each but leave displaced
         // elements for the next settle (O(n + k log k)). Past one removal in 16, compact.
         if gone.len() * 16 < self.len() {
-            return gone.iter().filter(|&&e| self.remove(e).is_some()).count();
+            return gone.iter().filter_map(|&e| self.remove(e)).collect();
         }
         if !gone.iter().any(|&e| self.contains(e)) {
-            return 0;
+            return Vec::new();
         }
         let (index, columns) = self.columns_mut();
         for &e in gone {
@@ -673,11 +676,13 @@ impl<T> Store<T> {
             .iter()
             .map(|e| sparse.get(e.slot()) != ABSENT)
             .collect();
-        let removed = keep.iter().filter(|k| !**k).count();
         let mut k = keep.iter();
         index.entities.retain(|_| *k.next().unwrap_or(&false));
         let mut k = keep.iter();
-        columns.values.retain(|_| *k.next().unwrap_or(&false));
+        let removed: Vec<T> = columns
+            .values
+            .extract_if(.., |_| !*k.next().unwrap_or(&false))
+            .collect();
         let mut k = keep.iter();
         index.added.retain(|_| *k.next().unwrap_or(&false));
         let mut k = keep.iter();

@@ -14,8 +14,9 @@ use crate::tick::Tick;
 pub(crate) trait ErasedStore: Any + Send + Sync {
     /// Removes `entity`'s value if present; used by the despawn cascade.
     fn remove_entity(&mut self, entity: Entity);
-    /// Removes every held entity of `gone`; used by `despawn_batch`. Returns how many.
-    fn remove_many(&mut self, gone: &[Entity]) -> usize;
+    /// Removes every held entity of `gone`; used by batched despawns. Returns their values
+    /// (a `Vec<T>`), not yet dropped: the caller drops them once every store is consistent.
+    fn remove_many(&mut self, gone: &[Entity]) -> Box<dyn Any + Send>;
     fn settle(&mut self);
     fn len(&self) -> usize;
     fn check_invariants(&self) -> Result<(), String>;
@@ -57,8 +58,8 @@ impl<T: Component> ErasedStore for Store<T> {
     fn remove_entity(&mut self, entity: Entity) {
         self.remove(entity);
     }
-    fn remove_many(&mut self, gone: &[Entity]) -> usize {
-        Store::remove_many(self, gone)
+    fn remove_many(&mut self, gone: &[Entity]) -> Box<dyn Any + Send> {
+        Box::new(Store::remove_many(self, gone))
     }
     fn settle(&mut self) {
         Store::settle(self)

@@ -492,6 +492,7 @@ impl World {
         if per_store.len() < self.stores.len() {
             per_store.resize_with(self.stores.len(), Vec::new);
         }
+        pending.any = true;
         self.membership
             .take(entity.slot(), |i| per_store[i].push(entity));
         if let Some(log) = &mut self.log {
@@ -501,14 +502,24 @@ impl World {
     }
 
     /// The second half of batched despawns: each store loses the listed entities in one visit
-    /// (`Store::remove_many`); `pending` is left empty, its lists kept for reuse.
+    /// (`Store::remove_many`); `pending` is left empty, its lists kept for reuse. Nothing to do
+    /// (one flag check) when nothing is pending.
+    ///
+    /// The removed values are dropped last, once every store is consistent again: a component
+    /// whose `Drop` panics then unwinds out of a whole world, not out of a half-cleaned store
+    /// (`tests/it/command_buffers.rs`).
     pub(crate) fn finish_despawns(&mut self, pending: &mut PendingDespawns) {
+        if !std::mem::take(&mut pending.any) {
+            return;
+        }
+        let mut removed = Vec::new();
         for (entry, gone) in self.stores.iter_mut().zip(&mut pending.per_store) {
             if !gone.is_empty() {
-                entry.store.remove_many(gone);
+                removed.push(entry.store.remove_many(gone));
                 gone.clear();
             }
         }
+        drop(removed);
     }
 
     /// Adds or replaces `entity`'s `T`, returning the value replaced.
@@ -743,4 +754,7 @@ mod tests;
 #[derive(Default)]
 pub(crate) struct PendingDespawns {
     per_store: Vec<Vec<Entity>>,
+    /// Whether any list is non-empty (so that finishing with nothing pending costs one check,
+    /// not a walk over every registered store).
+    any: bool,
 }
