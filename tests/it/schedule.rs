@@ -1440,3 +1440,75 @@ fn ecs_bench_suite_schedule_workload() {
         world.check_invariants().unwrap();
     }
 }
+
+// ---------------------------------------------------------------------------------------------
+// When the stores commands moved are sorted
+// ---------------------------------------------------------------------------------------------
+
+/// What a batch's commands moved is sorted before the next batch that uses it (its systems see
+/// settled stores: a one-column query is one run), beside a batch that does not use it, and by
+/// the end of the tick in any case; the results are the same on 1 thread or 4.
+#[test]
+fn stores_moved_by_commands_are_settled_before_use_and_by_the_end_of_the_tick() {
+    #[derive(Resource, Default, Clone)]
+    struct Runs(Vec<usize>);
+
+    #[system(reads(Pos), defers(Pos, Vel, Hp))]
+    fn churn(q: Query<(Entity, &Pos)>, mut commands: Commands) {
+        for (e, p) in q.iter() {
+            if p.0 % 3 == 0 {
+                commands.despawn(e);
+            }
+        }
+        for i in 0..50 {
+            commands.spawn((Pos(1000 + i), Vel(i), Hp(i)));
+        }
+    }
+
+    // Uses `Pos` only: `Vel` and `Hp` are sorted beside it.
+    #[system(reads(Pos), writes(Runs), after(churn))]
+    fn count_runs(mut q: Query<&Pos>, mut runs: ResMut<Runs>) {
+        let mut n = 0;
+        q.iter_mut().for_each_run(|_, _| n += 1);
+        runs.0.push(n);
+    }
+
+    #[system(writes(Mass), after(churn))]
+    fn unrelated(mut q: Query<&mut Mass>) {
+        for m in &mut q {
+            m.0 += 1;
+        }
+    }
+
+    let mut results = Vec::new();
+    for (threads, inline_below) in configs() {
+        let mut world = World::new();
+        world.insert_resource(Runs::default());
+        world.spawn_batch((0..300).map(|i| (Pos(i), Vel(-i), Hp(i * 2))));
+        world.spawn_batch((0..10).map(|i| (Mass(i),)));
+        let mut schedule = Schedule::builder()
+            .add(churn)
+            .add(count_runs)
+            .add(unrelated)
+            .threads(threads)
+            .inline_below(inline_below)
+            .build()
+            .unwrap();
+        for _ in 0..3 {
+            schedule.run(&mut world);
+            assert!(
+                world.unsettled_stores().is_empty(),
+                "every store is settled at the end of a tick ({threads} threads)"
+            );
+        }
+        assert_eq!(world.resource::<Runs>().unwrap().0, [1, 1, 1]);
+        world.check_invariants().unwrap();
+        let rows: Vec<(u32, i64, i64, i64)> = world
+            .query::<(Entity, &Pos, &Vel, &Hp)>()
+            .map(|(e, p, v, h)| (e.slot(), p.0, v.0, h.0))
+            .collect();
+        let masses: Vec<i64> = world.query::<&Mass>().map(|m| m.0).collect();
+        results.push((rows, masses));
+    }
+    assert_eq!(results[0], results[1]);
+}
