@@ -22,7 +22,7 @@ pub const FILES: &[&str] = &[
     "crates/rota-core/src/store/mod.rs",
     "crates/rota-core/src/store/sparse.rs",
     "crates/rota-core/src/store/index.rs",
-    "crates/rota-core/src/store/merge.rs",
+    "crates/rota-core/src/store/settle.rs",
     "crates/rota-core/src/store/append.rs",
     "crates/rota-core/src/entity.rs",
     "crates/rota-core/src/commands.rs",
