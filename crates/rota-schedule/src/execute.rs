@@ -97,15 +97,22 @@ fn run_parallel<'s, 'w>(
     outcomes: &mut Vec<Outcome>,
 ) {
     outcomes.resize_with(count, Outcome::default);
-    let mut pairs: VecDeque<(Job<'s, 'w>, &mut Outcome)> = jobs.zip(outcomes.iter_mut()).collect();
-    let Some((first, first_out)) = pairs.pop_front() else {
+    let mut pairs = jobs.zip(outcomes.iter_mut());
+    let Some((first, first_out)) = pairs.next() else {
         return;
     };
-    let fixed: Vec<_> = pairs
-        .drain(..pool.current_num_threads().min(pairs.len()))
-        .collect();
-    let left = Mutex::new(pairs);
+    let fixed: Vec<_> = pairs.by_ref().take(pool.current_num_threads()).collect();
+    // What is left to pull (empty when every job has a thread of its own: then no thread
+    // touches the queue's lock, which would move its cache line between cores per batch).
+    let left: Mutex<VecDeque<_>> = Mutex::new(pairs.collect());
+    let pull = !left
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .is_empty();
     let run_left = || {
+        if !pull {
+            return;
+        }
         loop {
             let next = left
                 .lock()
