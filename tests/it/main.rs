@@ -23,6 +23,7 @@ mod schedule_panics;
 mod schedule_profile;
 mod schedule_threads;
 mod seal;
+mod settle_model;
 mod snapshot_cow;
 mod snapshot_model;
 mod soak;
