@@ -104,11 +104,9 @@ fn run_parallel<'s, 'w>(
     let fixed: Vec<_> = pairs.by_ref().take(pool.current_num_threads()).collect();
     // What is left to pull (empty when every job has a thread of its own: then no thread
     // touches the queue's lock, which would move its cache line between cores per batch).
-    let left: Mutex<VecDeque<_>> = Mutex::new(pairs.collect());
-    let pull = !left
-        .lock()
-        .unwrap_or_else(PoisonError::into_inner)
-        .is_empty();
+    let left: VecDeque<_> = pairs.collect();
+    let pull = !left.is_empty();
+    let left = Mutex::new(left);
     let run_left = || {
         if !pull {
             return;
