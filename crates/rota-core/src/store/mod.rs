@@ -794,7 +794,8 @@ impl<T> Store<T> {
         for (i, e) in index.entities.iter().enumerate().skip(plan.lo) {
             index.sparse.set_existing(e.slot(), i as u32);
         }
-        index.displaced[first.min(plan.lo)..].fill(false);
+        // Every flag is at `first` or after it.
+        index.displaced[first..].fill(false);
         index.displaced_count = 0;
     }
 
