@@ -168,6 +168,49 @@ proptest! {
         prop_assert_eq!(&settled, &expected);
     }
 
+    /// Queries whose elements are all required (`&T`, `&mut T`, `Entity`, `With<T>`) take the
+    /// join's own path for them (sparse lookups, leapfrog on a miss): through every path, with
+    /// three-way and two-way joins whose driver changes with the history.
+    #[test]
+    fn required_only_joins_match_the_entity_by_entity_oracle(ops in proptest::collection::vec(op(), 0..160)) {
+        let mut world = build(&ops);
+        let three = oracle(&world, |w, e| w.has::<A>(e) && w.has::<B>(e) && w.has::<Tag>(e));
+        let expected: Vec<(Entity, u32, u32)> =
+            three.iter().map(|&(e, a, b, _)| (e, a.unwrap(), b.unwrap())).collect();
+        let by_next: Vec<(Entity, u32, u32)> = world
+            .query_filtered_mut::<(Entity, &mut A, &B), With<Tag>>()
+            .map(|(e, a, b)| (e, a.0, b.0))
+            .collect();
+        prop_assert_eq!(&by_next, &expected);
+
+        let mut by_fold: Vec<(Entity, u32, u32)> = Vec::new();
+        world
+            .query_filtered_mut::<(Entity, &mut A, &B), With<Tag>>()
+            .for_each(|(e, a, b)| by_fold.push((e, a.0, b.0)));
+        prop_assert_eq!(&by_fold, &expected);
+
+        let mut by_runs: Vec<(Entity, u32, u32)> = Vec::new();
+        world
+            .query_filtered_mut::<(Entity, &A, &mut B), With<Tag>>()
+            .for_each_run(|entities, ((), a, b)| {
+                assert_eq!(entities.len(), a.len());
+                assert_eq!(entities.len(), b.len());
+                for (i, &e) in entities.iter().enumerate() {
+                    by_runs.push((e, a[i].0, b[i].0));
+                }
+            });
+        prop_assert_eq!(&by_runs, &expected);
+
+        let two = oracle(&world, |w, e| w.has::<C>(e) && w.has::<A>(e));
+        let got: Vec<(Entity, u32, u32)> = world
+            .query::<(Entity, &C, &A)>()
+            .map(|(e, c, a)| (e, c.0, a.0))
+            .collect();
+        let expected: Vec<(Entity, u32, u32)> =
+            two.iter().map(|&(e, a, _, c)| (e, c.unwrap(), a.unwrap())).collect();
+        prop_assert_eq!(got, expected);
+    }
+
     /// Writes through runs land on the right entities.
     #[test]
     fn writes_through_runs_land_on_their_entities(ops in proptest::collection::vec(op(), 0..120)) {

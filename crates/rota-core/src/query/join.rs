@@ -13,12 +13,21 @@
 //!   excluded (Dead) [ 5 ]                                   (5 is excluded)
 //! ```
 //!
-//! Between runs the cursors **gallop** (exponential then binary search) instead of probing a
-//! sparse array entity by entity, so sparse intersections cost O(runs · log gap), and stores
-//! filled by the same bundles — the common case — join in one run.
+//! Between runs, a required column finds the driver's next entity through its **sparse
+//! array** (one lookup, no search: interleaved stores make runs of one or two entities, so this
+//! is the per-run cost); where it lacks that entity, its cursor **gallops** (exponential then
+//! binary search) to its next entity and the driver leaps there (leapfrog), so a column that
+//! lacks long stretches of the driver costs O(log gap) per stretch. Excluded and optional
+//! columns gallop. Stores filled by the same bundles — the common case — join in one run.
+//!
+//! Queries whose elements are all required (`&T`, `&mut T`, `Entity`, `With<T>`, no change
+//! filter) take a join of their own (`next_required_run`), which skips the cuts the other
+//! roles need. Measured: `cargo bench --bench join` (docs/benchmarks.md, "The join's per-run
+//! cost").
 
 use crate::entity::Entity;
 use crate::store::index::StoreIndex;
+use crate::store::sparse::{ABSENT, SparsePages};
 use crate::tick::{ChangeWindow, Tick};
 
 /// What a column does to the join.
@@ -38,6 +47,9 @@ pub(crate) enum Role {
 
 struct Column<'w> {
     entities: &'w [Entity],
+    /// The store's sparse array: where each slot sits in `entities` (one lookup finds a
+    /// required column's entry for the driver's entity, without a search).
+    sparse: &'w SparsePages,
     role: Role,
     /// Cursor: every entity before it has a lower slot than the driver's current entity.
     pos: usize,
@@ -86,6 +98,9 @@ pub struct JoinPlan<'w> {
     merge: bool,
     /// Whether any column is `Merged` (so runs without one skip the merged placement).
     has_merged: bool,
+    /// Whether every column is required and no change filter is set, so runs are found by
+    /// [`JoinPlan::next_required_run`] (set by [`JoinPlan::finish`]).
+    only_required: bool,
 }
 
 impl<'w> JoinPlan<'w> {
@@ -99,6 +114,7 @@ impl<'w> JoinPlan<'w> {
             unsettled: false,
             merge: true,
             has_merged: false,
+            only_required: false,
         }
     }
 
@@ -108,6 +124,7 @@ impl<'w> JoinPlan<'w> {
         self.unsettled |= !index.settled;
         self.columns.push(Column {
             entities: index.entities,
+            sparse: index.sparse,
             role,
             pos: 0,
             start: None,
@@ -153,6 +170,8 @@ impl<'w> JoinPlan<'w> {
             .filter(|(_, c)| c.role == Role::Required)
             .min_by_key(|(_, c)| c.entities.len())
             .map(|(i, _)| i);
+        self.only_required =
+            self.tests.is_empty() && self.columns.iter().all(|c| c.role == Role::Required);
         self.driver.is_some()
     }
 
@@ -244,7 +263,79 @@ impl<'w> JoinPlan<'w> {
     }
 
     /// Advances to the next run; `false` when there is none.
+    ///
+    /// Out of line: inlined into a query's `fold`, the join crowds the item loop (measured:
+    /// `cargo bench --bench join -- optional`, 25% slower).
+    #[inline(never)]
     pub(crate) fn next_run(&mut self) -> bool {
+        if self.only_required {
+            self.next_required_run()
+        } else {
+            self.next_general_run()
+        }
+    }
+
+    /// [`JoinPlan::next_run`] when every column is required and no change filter is set (plain
+    /// `&T`, `&mut T`, `Entity` and `With<T>` queries): the driver's next entity that every
+    /// other column holds, found through their sparse arrays, and how far they all go on
+    /// holding the driver's entities. A miss gallops the missing column's cursor and leaps the
+    /// driver past what that column lacks (leapfrog), as the general join does.
+    ///
+    #[inline(always)]
+    fn next_required_run(&mut self) -> bool {
+        let Some(d) = self.driver else {
+            return false;
+        };
+        let driver = self.columns[d].entities;
+        let mut pos = self.columns[d].pos;
+        'candidate: loop {
+            let Some(&e) = driver.get(pos) else {
+                self.columns[d].pos = pos;
+                return false;
+            };
+            for (i, c) in self.columns.iter_mut().enumerate() {
+                if i == d {
+                    continue;
+                }
+                let at = c.sparse.get(e.slot());
+                if at != ABSENT && c.entities.get(at as usize) == Some(&e) {
+                    c.pos = at as usize;
+                    continue;
+                }
+                // The column lacks `e`: its next entity says where the driver may match again.
+                c.pos = gallop(c.entities, c.pos, e.slot());
+                match c.entities.get(c.pos) {
+                    None => {
+                        self.columns[d].pos = driver.len();
+                        return false;
+                    }
+                    Some(&x) if x.slot() == e.slot() => pos += 1, // another generation
+                    Some(&x) => pos = gallop(driver, pos, x.slot()),
+                }
+                continue 'candidate;
+            }
+            // Every column holds `e` at its cursor: the run goes on while all of them go on
+            // holding the driver's entities.
+            let mut len = driver.len() - pos;
+            for (i, c) in self.columns.iter().enumerate() {
+                if i != d && len > 1 {
+                    len = agreeing_prefix(&driver[pos..pos + len], &c.entities[c.pos..]);
+                }
+            }
+            for (i, c) in self.columns.iter_mut().enumerate() {
+                let start = if i == d { pos } else { c.pos };
+                c.start = Some(start);
+                c.pos = start + len;
+            }
+            self.run_start = pos;
+            self.run_end = pos + len;
+            return true;
+        }
+    }
+
+    /// [`JoinPlan::next_run`] with excluded, optional or merged columns, or change filters.
+    #[inline(never)]
+    fn next_general_run(&mut self) -> bool {
         let Some(d) = self.driver else {
             return false;
         };
@@ -260,6 +351,16 @@ impl<'w> JoinPlan<'w> {
             // entity (leapfrog), since nothing in between can match.
             for (i, c) in self.columns.iter_mut().enumerate() {
                 if i == d || c.role != Role::Required {
+                    continue;
+                }
+                // Most often the column holds `e`: its sparse entry says where, in one lookup
+                // (no search, no unpredictable branch: interleaved stores make runs of one or
+                // two entities, so this is the join's per-run cost). The cursor stays valid:
+                // `e`'s place is at or past it, since the column ascends.
+                let at = c.sparse.get(e.slot());
+                if at != ABSENT && c.entities.get(at as usize) == Some(&e) {
+                    c.pos = at as usize;
+                    c.start = Some(c.pos);
                     continue;
                 }
                 c.pos = gallop(c.entities, c.pos, e.slot());
