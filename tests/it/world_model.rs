@@ -621,11 +621,44 @@ enum Op {
     QueryMutWrite(u32),
     Settle,
     /// Record `cmds` in one `world.commands()` buffer, `finish`, spawn `interleave` directly,
-    /// then `apply`.
+    /// then apply it the way `how` says.
     Commands {
         cmds: Vec<Cmd>,
         interleave: Vec<Spec>,
+        how: Apply,
     },
+}
+
+/// How a `Commands` op applies its buffer: `World::apply`, or `World::apply_and_settle_with`
+/// (what a schedule calls) with its stores settled in reverse order, on two threads, or not at
+/// all (dropped: each store must then do its removals and sort as it is dropped).
+#[derive(Clone, Copy, Debug)]
+enum Apply {
+    Serial,
+    Reverse,
+    TwoThreads,
+    Dropped,
+}
+
+/// Applies `queue` to `world` as `how` says.
+fn apply_as(world: &mut World, queue: rota::CommandQueue, how: Apply) -> ApplyReport {
+    match how {
+        Apply::Serial => world.apply(queue),
+        Apply::Reverse => world.apply_and_settle_with([queue], |stores| {
+            stores.into_iter().rev().for_each(|s| s.settle());
+        }),
+        Apply::TwoThreads => world.apply_and_settle_with([queue], |stores| {
+            let (odd, even): (Vec<_>, Vec<_>) = stores
+                .into_iter()
+                .enumerate()
+                .partition(|(i, _)| i % 2 == 1);
+            std::thread::scope(|scope| {
+                scope.spawn(|| odd.into_iter().for_each(|(_, s)| s.settle()));
+                even.into_iter().for_each(|(_, s)| s.settle());
+            });
+        }),
+        Apply::Dropped => world.apply_and_settle_with([queue], |stores| drop(stores)),
+    }
 }
 
 /// A command with its handle resolved, as the oracle replays it.
@@ -692,7 +725,9 @@ impl Harness {
             Op::Insert(h, v) => format!("{op:?} = insert({}, {v:?})", self.resolve(*h)),
             Op::Remove(h, k) => format!("{op:?} = remove::<{k:?}>({})", self.resolve(*h)),
             Op::GetMut(h, k, _) => format!("{op:?} = get_mut::<{k:?}>({})", self.resolve(*h)),
-            Op::Commands { cmds, interleave } => {
+            Op::Commands {
+                cmds, interleave, ..
+            } => {
                 // Reservations as the oracle predicts them.
                 let mut reserved = Vec::new();
                 let mut parts = Vec::new();
@@ -717,7 +752,7 @@ impl Harness {
                     });
                 }
                 format!(
-                    "{op:?} = commands [{}], finish, {} direct spawn(s), apply",
+                    "{op:?} = commands [{}], finish, {} direct spawn(s), apply (see `how`)",
                     parts.join(", "),
                     interleave.len()
                 )
@@ -812,7 +847,11 @@ impl Harness {
                 self.world.settle();
                 Ok(())
             }
-            Op::Commands { cmds, interleave } => self.commands(cmds, interleave),
+            Op::Commands {
+                cmds,
+                interleave,
+                how,
+            } => self.commands(cmds, interleave, *how),
         }
     }
 
@@ -849,7 +888,7 @@ impl Harness {
         check(format_args!("get_mut::<{}>({e})", T::LABEL), got, exp)
     }
 
-    fn commands(&mut self, cmds: &[Cmd], interleave: &[Spec]) -> Result<(), String> {
+    fn commands(&mut self, cmds: &[Cmd], interleave: &[Spec], how: Apply) -> Result<(), String> {
         // Record. The oracle does not change while recording, exactly like the allocator.
         let spawned_by_queue = Arc::new(Mutex::new(Vec::<Entity>::new()));
         let mut reserved: Vec<Entity> = Vec::new();
@@ -933,7 +972,7 @@ impl Harness {
             check("interleaved spawn_with handle", got, exp)?;
         }
 
-        let report = self.world.apply(queue);
+        let report = apply_as(&mut self.world, queue, how);
 
         // Replay on the oracle.
         let mut exp_report = ApplyReport::default();
@@ -1243,8 +1282,18 @@ fn commands_op(max_cmds: usize) -> impl Strategy<Value = Op> {
         )
         .prop_map(|runs| runs.into_iter().flatten().collect::<Vec<Cmd>>()),
         prop_oneof![5 => Just(Vec::new()), 1 => vec(spec(), 1..3)],
+        prop_oneof![
+            Just(Apply::Serial),
+            Just(Apply::Reverse),
+            Just(Apply::TwoThreads),
+            Just(Apply::Dropped),
+        ],
     )
-        .prop_map(|(cmds, interleave)| Op::Commands { cmds, interleave })
+        .prop_map(|(cmds, interleave, how)| Op::Commands {
+            cmds,
+            interleave,
+            how,
+        })
 }
 
 fn op() -> impl Strategy<Value = Op> {

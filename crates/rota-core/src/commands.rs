@@ -28,7 +28,7 @@ use crate::entity::{Entities, Entity, ReserveCursor};
 use crate::error::{CommandError, CommandKind, SpawnError};
 use crate::hierarchy::ChildOf;
 use crate::system::{BundleDefers, DeferredBy, Unrestricted};
-use crate::world::{PendingDespawns, World};
+use crate::world::{PendingDespawns, UnsettledStore, World};
 
 type QueueFn = Box<dyn FnOnce(&mut World) + Send>;
 
@@ -503,33 +503,95 @@ impl World {
 
     /// [`World::apply`] without the final [`World::settle`]: the stores the commands touched
     /// may be left unsettled, to be settled later in one go — by `settle`, by a `&mut World`
-    /// query, or store by store on several threads through [`World::unsettled_stores`] (what a
-    /// schedule does after a batch). Everything else is as `apply`.
+    /// query, or store by store on several threads through [`World::unsettled_stores`]. Everything
+    /// else is as `apply`. (A schedule uses [`World::apply_and_settle_with`], which also leaves
+    /// the despawns' removals to the threads.)
     pub fn apply_without_settling(&mut self, commands: CommandQueue) -> ApplyReport {
+        let mut pending = PendingDespawns::default();
+        let report = self.apply_queue(commands, &mut pending);
+        self.finish_despawns(&mut pending);
+        report
+    }
+
+    /// For schedules: applies `queues` in order, each exactly as
+    /// [`World::apply_without_settling`] would (one report, merged), then calls `settle` once
+    /// with every store that is left to sort, in registration order — each also owing the
+    /// removals of the entities the commands despawned ([`UnsettledStore`]), so that those, too,
+    /// can run store by store on several threads. When `settle` returns, every store is whole
+    /// and sorted: a store it did not settle (or dropped, or left behind by a panic) does its
+    /// work as it is dropped.
+    ///
+    /// The result does not depend on how `settle` shares the stores out: a store's removals and
+    /// sort touch that store alone.
+    ///
+    /// ```
+    /// # use rota::{Component, World};
+    /// # #[derive(Component, Clone)] struct Id(u32);
+    /// let mut world = World::new();
+    /// let ids = world.spawn_batch((0..6).map(|i| (Id(i),)));
+    /// let mut commands = world.commands();
+    /// commands.despawn(ids[1]);
+    /// commands.spawn((Id(10),));
+    /// let queue = commands.finish();
+    /// let report = world.apply_and_settle_with([queue], |stores| {
+    ///     // Here a schedule hands the stores to its threads.
+    ///     stores.into_iter().rev().for_each(|s| s.settle());
+    /// });
+    /// assert!(report.is_clean());
+    /// let ids: Vec<u32> = world.query::<&Id>().map(|id| id.0).collect();
+    /// assert_eq!(ids, [0, 2, 3, 4, 5, 10]);
+    /// ```
+    pub fn apply_and_settle_with(
+        &mut self,
+        queues: impl IntoIterator<Item = CommandQueue>,
+        settle: impl FnOnce(Vec<UnsettledStore<'_>>),
+    ) -> ApplyReport {
+        let mut pending = PendingDespawns::default();
+        let mut report = ApplyReport::default();
+        for queue in queues {
+            report.merge(self.apply_queue(queue, &mut pending));
+        }
+        settle(self.stores_to_settle(&mut pending));
+        report
+    }
+
+    /// Applies one buffer. Despawns outside any hierarchy are only begun (`despawn_later`):
+    /// each store's removals stay in `pending` for the caller to finish, while spawn, insert
+    /// and remove runs go on around them. Every other command sees a whole world: the pending
+    /// removals are finished before it.
+    ///
+    /// Why runs may pass pending removals: a pending entity's store entries are only ever found
+    /// through its own slot, and no entity that a run touches can hold that slot. The slot was
+    /// freed by this very application, with its generation bumped, so a spawn run (whose
+    /// handles were reserved before it started) cannot take it — its reservation names the old
+    /// generation, and fails as taken; an insert or remove run only touches live entities,
+    /// which therefore came from those spawns. Only a `queue`d closure could take the slot, and
+    /// pending removals are finished before it runs.
+    fn apply_queue(
+        &mut self,
+        commands: CommandQueue,
+        pending: &mut PendingDespawns,
+    ) -> ApplyReport {
         let mut state = Applying {
             index: 0,
             failed: Vec::new(),
             report: ApplyReport::default(),
         };
-        // Consecutive despawns outside any hierarchy are batched: each is decided and freed in
-        // order (so a repeated handle is reported dead, as one by one), and the stores lose
-        // them in one visit each when the run of despawns ends, before any other command.
-        let mut pending = PendingDespawns::default();
         for op in commands.recorded.ops {
             let len = op.len();
-            if !matches!(op, Command::Despawn(_)) {
-                self.finish_despawns(&mut pending);
+            if !matches!(op, Command::Despawn(_) | Command::Run(_)) {
+                self.finish_despawns(pending);
             }
             match op {
                 Command::Despawn(entity) => {
                     let alive = self.is_alive(entity);
                     if state.admit(0, CommandKind::Despawn, None, entity, alive) {
                         if self.has_hierarchy() {
-                            self.finish_despawns(&mut pending);
+                            self.finish_despawns(pending);
                             self.despawn(entity)
                                 .expect("a live entity can be despawned");
                         } else {
-                            let freed = self.despawn_later(entity, &mut pending);
+                            let freed = self.despawn_later(entity, pending);
                             debug_assert!(freed, "an admitted entity is alive");
                         }
                     }
@@ -570,7 +632,7 @@ impl World {
             }
             state.index += len;
         }
-        self.finish_despawns(&mut pending);
+        // Events touch their channels only, never a store.
         for op in commands.events {
             op.apply(self);
         }

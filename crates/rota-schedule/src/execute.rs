@@ -15,7 +15,7 @@ use std::sync::{Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 use rota_core::system::{SystemBorrows, SystemContext, SystemDescriptor};
-use rota_core::{CommandQueue, World};
+use rota_core::{CommandQueue, UnsettledStore, World};
 
 use crate::Schedule;
 use crate::error::TickError;
@@ -182,14 +182,14 @@ impl Rendezvous {
     }
 }
 
-/// Settles every unsettled store of `world`: on the calling thread alone when the schedule has
-/// one thread, there is one store to sort or less than `inline_below` values in all; otherwise
+/// Settles `stores` (each also making the removals it owes, see [`UnsettledStore`]): on the
+/// calling thread alone when the schedule has one thread, there is one store to sort or less
+/// than `inline_below` values in all; otherwise
 /// the stores are shared out over the calling thread and the pool's workers, biggest first
 /// (each thread takes the biggest store left when it is free: the calling thread is not one of
 /// the pool's workers, so a store handed to the pool alone would wait for a worker while the
 /// calling thread idles). Settling a store gives the same result on any thread.
-fn settle(world: &mut World, workers: &Workers, inline_below: usize) {
-    let mut stores = world.unsettled_stores();
+fn settle(mut stores: Vec<UnsettledStore<'_>>, workers: &Workers, inline_below: usize) {
     let pool = match workers {
         Workers::Pool(pool)
             if stores.len() > 1
@@ -337,7 +337,7 @@ impl Schedule {
             .reserve_exact(self.batch_ranges.len());
         {
             let _span = span!("rota.settle");
-            settle(world, &self.workers, self.inline_below);
+            settle(world.unsettled_stores(), &self.workers, self.inline_below);
         }
         report.profile.settle += start.elapsed();
         for b in 0..self.batch_ranges.len() {
@@ -350,21 +350,25 @@ impl Schedule {
             }
             let apply = Instant::now();
             let commands_span = span!("rota.commands", batch = b);
-            for outcome in self.outcomes.drain(..) {
-                if !outcome.commands.is_empty() {
-                    report
-                        .commands
-                        .merge(world.apply_without_settling(outcome.commands));
-                }
-            }
-            drop(commands_span);
-            let sort = Instant::now();
+            let queues = self
+                .outcomes
+                .drain(..)
+                .map(|outcome| outcome.commands)
+                .filter(|commands| !commands.is_empty());
+            let (workers, inline_below) = (&self.workers, self.inline_below);
+            let mut sort = None;
+            // The batch's commands, in plan order; then what they moved is sorted once, and what
+            // they despawned removed, store by store in parallel (each store's work is a pass
+            // over its values).
+            let applied = world.apply_and_settle_with(queues, |stores| {
+                drop(commands_span);
+                sort = Some(Instant::now());
+                let _span = span!("rota.settle", batch = b);
+                settle(stores, workers, inline_below);
+            });
+            report.commands.merge(applied);
+            let sort = sort.expect("apply_and_settle_with calls settle once");
             report.profile.commands += sort - apply;
-            // The batch's commands are applied; sort what they moved once, store by store in
-            // parallel (each store's sort is a pass over all its values).
-            let settle_span = span!("rota.settle", batch = b);
-            settle(world, &self.workers, self.inline_below);
-            drop(settle_span);
             report.profile.settle += sort.elapsed();
         }
         // Every batch ran, so the systems that ran are those due, listed in plan order.

@@ -33,13 +33,32 @@ pub struct StoreEntry {
     pub(crate) store: Box<dyn ErasedStore>,
 }
 
-/// One store waiting to be sorted, borrowed alone ([`World::unsettled_stores`]); it can be
-/// sent to another thread.
+/// One store waiting to be sorted, borrowed alone ([`World::unsettled_stores`],
+/// [`World::apply_and_settle_with`]); it can be sent to another thread.
+///
+/// From `apply_and_settle_with` it may also owe **removals**: the values of entities that
+/// commands despawned, which the store still holds (their handles are already dead and no live
+/// entity shares their slots). [`UnsettledStore::settle`] removes them, then sorts. A store
+/// dropped without `settle` does the same work in its `Drop`, so the world is whole again
+/// however the caller's settling ends (a panic included; the removed values are then leaked
+/// rather than dropped during the unwinding).
 pub struct UnsettledStore<'w> {
     store: &'w mut dyn ErasedStore,
+    /// Entities the store must lose first (despawned; see above).
+    gone: Vec<Entity>,
+    /// Set once the work is done (by `settle`), so `Drop` does nothing.
+    done: bool,
 }
 
-impl UnsettledStore<'_> {
+impl<'w> UnsettledStore<'w> {
+    fn new(store: &'w mut dyn ErasedStore, gone: Vec<Entity>) -> UnsettledStore<'w> {
+        UnsettledStore {
+            store,
+            gone,
+            done: false,
+        }
+    }
+
     /// Values the store holds: settling costs about one pass over them.
     pub fn len(&self) -> usize {
         self.store.len()
@@ -50,9 +69,36 @@ impl UnsettledStore<'_> {
         self.store.len() == 0
     }
 
-    /// Sorts the store (`World::settle` for this store alone).
-    pub fn settle(self) {
+    /// Removes what the store owes (see the type's docs), then sorts it (`World::settle` for
+    /// this store alone). The removed values are dropped last, once the store is whole.
+    pub fn settle(mut self) {
+        let removed = self.finish();
+        drop(removed);
+    }
+
+    /// The removals and the sort; returns the removed values, not yet dropped.
+    fn finish(&mut self) -> Option<Box<dyn std::any::Any + Send>> {
+        self.done = true;
+        let removed = if self.gone.is_empty() {
+            None
+        } else {
+            Some(self.store.remove_many(&std::mem::take(&mut self.gone)))
+        };
         self.store.settle();
+        removed
+    }
+}
+
+impl Drop for UnsettledStore<'_> {
+    fn drop(&mut self) {
+        if self.done {
+            return;
+        }
+        let removed = self.finish();
+        if std::thread::panicking() {
+            // A component's `Drop` panicking now would abort the process: leak them instead.
+            std::mem::forget(removed);
+        }
     }
 }
 
@@ -683,8 +729,26 @@ impl World {
         self.stores
             .iter_mut()
             .filter(|entry| !entry.store.index().settled)
-            .map(|entry| UnsettledStore {
-                store: &mut *entry.store,
+            .map(|entry| UnsettledStore::new(&mut *entry.store, Vec::new()))
+            .collect()
+    }
+
+    /// The stores that are unsettled or owe removals (`pending`'s lists, taken out), in
+    /// registration order; see [`World::apply_and_settle_with`].
+    pub(crate) fn stores_to_settle(
+        &mut self,
+        pending: &mut PendingDespawns,
+    ) -> Vec<UnsettledStore<'_>> {
+        let any = std::mem::take(&mut pending.any);
+        self.stores
+            .iter_mut()
+            .enumerate()
+            .filter_map(|(i, entry)| {
+                let gone = if any { pending.take(i) } else { Vec::new() };
+                if gone.is_empty() && entry.store.index().settled {
+                    return None;
+                }
+                Some(UnsettledStore::new(&mut *entry.store, gone))
             })
             .collect()
     }
@@ -757,4 +821,14 @@ pub(crate) struct PendingDespawns {
     /// Whether any list is non-empty (so that finishing with nothing pending costs one check,
     /// not a walk over every registered store).
     any: bool,
+}
+
+impl PendingDespawns {
+    /// The entities store `i` must lose, taken out (empty if none).
+    fn take(&mut self, i: usize) -> Vec<Entity> {
+        self.per_store
+            .get_mut(i)
+            .map(std::mem::take)
+            .unwrap_or_default()
+    }
 }
