@@ -318,9 +318,15 @@ impl<'w> JoinPlan<'w> {
             // holding the driver's entities.
             let mut len = driver.len() - pos;
             for (i, c) in self.columns.iter().enumerate() {
-                if i != d && len > 1 {
-                    len = agreeing_prefix(&driver[pos..pos + len], &c.entities[c.pos..]);
+                if i == d || len == 1 {
+                    continue;
                 }
+                // Interleaved stores part after one entity: one comparison says so.
+                len = if c.entities.get(c.pos + 1) != Some(&driver[pos + 1]) {
+                    1
+                } else {
+                    agreeing_prefix(&driver[pos..pos + len], &c.entities[c.pos..])
+                };
             }
             for (i, c) in self.columns.iter_mut().enumerate() {
                 let start = if i == d { pos } else { c.pos };
