@@ -157,6 +157,41 @@ impl<'w> JoinPlan<'w> {
         })
     }
 
+    /// The first `i` in `range` where the change filters' answer for the `i`-th entity of the
+    /// candidate run at `pos` differs from `passes`. One filter (the common case) is a scan of
+    /// its tick column, a tight loop over plain ticks; several are asked entity by entity.
+    fn first_test_change(
+        &self,
+        d: usize,
+        pos: usize,
+        range: std::ops::Range<usize>,
+        passes: bool,
+    ) -> Option<usize> {
+        match self.tests.as_slice() {
+            [] => None,
+            [t] => {
+                let start = if t.column == d {
+                    Some(pos)
+                } else {
+                    self.columns[t.column].start
+                };
+                let ticks = start.and_then(|s| t.ticks.get(s + range.start..s + range.end));
+                match ticks {
+                    Some(ticks) => ticks
+                        .iter()
+                        .position(|&tick| t.window.contains(tick) != passes)
+                        .map(|k| range.start + k),
+                    None => range
+                        .clone()
+                        .find(|&i| self.passes_tests(d, pos, i) != passes),
+                }
+            }
+            _ => range
+                .clone()
+                .find(|&i| self.passes_tests(d, pos, i) != passes),
+        }
+    }
+
     /// Picks the driver. `false` if the join cannot run (an unsettled column, or no required
     /// column): the caller then walks entity by entity.
     pub(crate) fn finish(&mut self) -> bool {
@@ -247,10 +282,7 @@ impl<'w> JoinPlan<'w> {
                 let other = &c.entities[start + agreed..];
                 window_end = agreed + agreeing_prefix(&driver[agreed..window_end], other);
             }
-            if !self.tests.is_empty()
-                && let Some(i) =
-                    (agreed..window_end).find(|&i| self.passes_tests(d, pos, i) != passes)
-            {
+            if let Some(i) = self.first_test_change(d, pos, agreed..window_end, passes) {
                 window_end = i;
             }
             if window_end < end {
