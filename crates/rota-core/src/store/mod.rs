@@ -784,16 +784,14 @@ impl<T> Store<T> {
             .position(|&d| d)
             .expect("a positive displaced_count has a flag");
         let plan = settle::Plan::new(&index.entities, &index.displaced, first);
-        let mut scratch = Vec::new();
-        plan.apply_copy(&mut index.entities, &mut scratch);
-        let mut ticks = Vec::new();
-        plan.apply_copy(&mut index.added, &mut ticks);
-        plan.apply_copy(&mut columns.changed, &mut ticks);
+        // Only `lo..` moves, back-pointers included.
+        plan.apply_index(
+            &mut index.entities,
+            &mut index.added,
+            &mut columns.changed,
+            &mut index.sparse,
+        );
         plan.apply_values(&mut columns.values);
-        // Only `lo..` moved: repair those back-pointers.
-        for (i, e) in index.entities.iter().enumerate().skip(plan.lo) {
-            index.sparse.set_existing(e.slot(), i as u32);
-        }
         // Every flag is at `first` or after it.
         index.displaced[first..].fill(false);
         index.displaced_count = 0;

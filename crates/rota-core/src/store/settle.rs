@@ -22,7 +22,9 @@
 //! suffix, so the cost is O(n - lo) per column plus O(k log k) for the sort; the elements below
 //! `lo` are not read.
 
+use super::sparse::SparsePages;
 use crate::entity::Entity;
+use crate::tick::Tick;
 
 /// Where every element of `lo..` comes from once the columns are in slot order.
 pub(super) struct Plan {
@@ -85,14 +87,32 @@ impl Plan {
         Plan { lo, order }
     }
 
-    /// Reorders a column of plain values (entities, ticks): one copy of the suffix, then one
-    /// gather.
-    pub(super) fn apply_copy<C: Copy>(&self, column: &mut [C], scratch: &mut Vec<C>) {
-        let tail = &mut column[self.lo..];
-        scratch.clear();
-        scratch.extend_from_slice(tail);
-        for (to, &from) in tail.iter_mut().zip(&self.order) {
-            *to = scratch[from as usize];
+    /// Reorders the index columns — entities and both tick columns — in one gather, and points
+    /// each moved entity's sparse entry at its new place in the same loop: one pass over the
+    /// plan instead of one per column, plus one for the back-pointers.
+    pub(super) fn apply_index(
+        &self,
+        entities: &mut [Entity],
+        added: &mut [Tick],
+        changed: &mut [Tick],
+        sparse: &mut SparsePages,
+    ) {
+        let lo = self.lo;
+        let (from_entities, from_added, from_changed) = (
+            entities[lo..].to_vec(),
+            added[lo..].to_vec(),
+            changed[lo..].to_vec(),
+        );
+        let to = entities[lo..]
+            .iter_mut()
+            .zip(&mut added[lo..])
+            .zip(&mut changed[lo..]);
+        for (at, (((entity, added), changed), &from)) in (lo as u32..).zip(to.zip(&self.order)) {
+            let from = from as usize;
+            *entity = from_entities[from];
+            *added = from_added[from];
+            *changed = from_changed[from];
+            sparse.set_existing(entity.slot(), at);
         }
     }
 

@@ -266,7 +266,9 @@ fn a_shared_store_copies_the_half_it_writes_and_the_other_store_never_sees_it() 
 
 mod settle_plan {
     use super::super::settle::Plan;
+    use super::super::sparse::SparsePages;
     use crate::entity::Entity;
+    use crate::tick::Tick;
     use proptest::prelude::*;
 
     /// A store's dense order: distinct slots, the clean ones ascending, the displaced ones
@@ -307,15 +309,27 @@ mod settle_plan {
                 return Ok(());
             };
             let plan = Plan::new(&entities, &flags, first);
-            let mut scratch = Vec::new();
-            plan.apply_copy(&mut entities, &mut scratch);
-            plan.apply_copy(&mut copies, &mut Vec::new());
+            // The tick columns carry each element's slot (added) and its double (changed).
+            let mut added: Vec<Tick> = slots.iter().map(|&s| Tick::new(s)).collect();
+            let mut changed: Vec<Tick> = slots.iter().map(|&s| Tick::new(2 * s)).collect();
+            let mut sparse = SparsePages::new();
+            for (i, s) in slots.iter().enumerate() {
+                sparse.try_set(*s, i as u32).unwrap();
+            }
+            plan.apply_index(&mut entities, &mut added, &mut changed, &mut sparse);
+            copies = added.iter().map(|t| t.get()).collect();
+            let doubled: Vec<u32> = changed.iter().map(|t| t.get() / 2).collect();
             plan.apply_values(&mut owned);
             let mut want = slots.clone();
             want.sort_unstable();
             let got: Vec<u32> = entities.iter().map(|e| e.slot()).collect();
             prop_assert_eq!(&got, &want);
             prop_assert_eq!(&copies, &want);
+            prop_assert_eq!(&doubled, &want);
+            // Every back-pointer names its entity's place.
+            for (i, e) in entities.iter().enumerate() {
+                prop_assert_eq!(sparse.get(e.slot()), i as u32);
+            }
             let owned_slots: Vec<u32> = owned.iter().map(|s| s.parse().unwrap()).collect();
             prop_assert_eq!(&owned_slots, &want);
             for e in &entities {
