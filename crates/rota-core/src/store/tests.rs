@@ -302,8 +302,7 @@ mod settle_plan {
             let mut entities: Vec<Entity> =
                 slots.iter().map(|&s| Entity::new(s, s % 7)).collect();
             let before = entities.clone();
-            // Parallel columns: each element's slot, as a plain value and as an owned value.
-            let mut copies: Vec<u32> = slots.clone();
+            // A parallel column of owned values: each element's slot.
             let mut owned: Vec<String> = slots.iter().map(|s| s.to_string()).collect();
             let Some(first) = flags.iter().position(|&f| f) else {
                 return Ok(());
@@ -317,7 +316,7 @@ mod settle_plan {
                 sparse.try_set(*s, i as u32).unwrap();
             }
             plan.apply_index(&mut entities, &mut added, &mut changed, &mut sparse);
-            copies = added.iter().map(|t| t.get()).collect();
+            let copies: Vec<u32> = added.iter().map(|t| t.get()).collect();
             let doubled: Vec<u32> = changed.iter().map(|t| t.get() / 2).collect();
             plan.apply_values(&mut owned);
             let mut want = slots.clone();
