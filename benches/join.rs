@@ -5,6 +5,8 @@
 //! * `offset` — the second store holds the upper half of the first: one run at an offset;
 //! * `interleaved` — the second store holds every other entity: runs of one, galloping between;
 //! * `sparse` — the second store holds 1 entity in 64: long gallops, few runs;
+//! * `quarter` — the second store holds a pseudo-random quarter of the entities: runs of one
+//!   or two, where the next one starts is unpredictable (a `With<Predator>` walk in the demo);
 //!
 //! and the three ways a user can write the loop over `(&mut Pos, &Vel)`: a `for` loop (`next`),
 //! `for_each` (`fold`), and `for_each_run` (slices).
@@ -46,11 +48,12 @@ fn step(p: &mut Pos, v: &Vel) {
 type Shape = (&'static str, fn(usize) -> bool);
 
 fn shapes(c: &mut Criterion) {
-    let cases: [Shape; 4] = [
+    let cases: [Shape; 5] = [
         ("aligned", |_| true),
         ("offset", |i| i >= N / 2),
         ("interleaved", |i| i % 2 == 0),
         ("sparse", |i| i % 64 == 0),
+        ("quarter", |i| (i as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 62 == 0),
     ];
     let mut group = c.benchmark_group("join");
     for (name, has_vel) in cases {
