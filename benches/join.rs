@@ -53,7 +53,9 @@ fn shapes(c: &mut Criterion) {
         ("offset", |i| i >= N / 2),
         ("interleaved", |i| i % 2 == 0),
         ("sparse", |i| i % 64 == 0),
-        ("quarter", |i| (i as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 62 == 0),
+        ("quarter", |i| {
+            (i as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 62 == 0
+        }),
     ];
     let mut group = c.benchmark_group("join");
     for (name, has_vel) in cases {

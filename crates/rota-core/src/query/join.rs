@@ -312,7 +312,6 @@ impl<'w> JoinPlan<'w> {
     /// other column holds, found through their sparse arrays, and how far they all go on
     /// holding the driver's entities. A miss gallops the missing column's cursor and leaps the
     /// driver past what that column lacks (leapfrog), as the general join does.
-    ///
     #[inline(always)]
     fn next_required_run(&mut self) -> bool {
         let Some(d) = self.driver else {
@@ -325,26 +324,13 @@ impl<'w> JoinPlan<'w> {
                 self.columns[d].pos = pos;
                 return false;
             };
-            for (i, c) in self.columns.iter_mut().enumerate() {
-                if i == d {
-                    continue;
+            match self.locate_required(d, e, pos) {
+                Located::Here => {}
+                Located::Retry(next) => {
+                    pos = next;
+                    continue 'candidate;
                 }
-                let at = c.sparse.get(e.slot());
-                if at != ABSENT && c.entities.get(at as usize) == Some(&e) {
-                    c.pos = at as usize;
-                    continue;
-                }
-                // The column lacks `e`: its next entity says where the driver may match again.
-                c.pos = gallop(c.entities, c.pos, e.slot());
-                match c.entities.get(c.pos) {
-                    None => {
-                        self.columns[d].pos = driver.len();
-                        return false;
-                    }
-                    Some(&x) if x.slot() == e.slot() => pos += 1, // another generation
-                    Some(&x) => pos = gallop(driver, pos, x.slot()),
-                }
-                continue 'candidate;
+                Located::Done => return false,
             }
             // Every column holds `e` at its cursor: the run goes on while all of them go on
             // holding the driver's entities.
@@ -371,6 +357,27 @@ impl<'w> JoinPlan<'w> {
         }
     }
 
+    /// Whether every required column other than the driver `d` holds the driver's entity `e`
+    /// (at `pos`): then each one's cursor and `start` are at it. `Done` also ends the driver.
+    #[inline(always)]
+    fn locate_required(&mut self, d: usize, e: Entity, pos: usize) -> Located {
+        let driver = self.columns[d].entities;
+        for (i, c) in self.columns.iter_mut().enumerate() {
+            if i == d || c.role != Role::Required {
+                continue;
+            }
+            match locate(c, e, driver, pos) {
+                Located::Here => c.start = Some(c.pos),
+                Located::Done => {
+                    self.columns[d].pos = driver.len();
+                    return Located::Done;
+                }
+                retry => return retry,
+            }
+        }
+        Located::Here
+    }
+
     /// [`JoinPlan::next_run`] with excluded, optional or merged columns, or change filters.
     #[inline(never)]
     fn next_general_run(&mut self) -> bool {
@@ -387,36 +394,13 @@ impl<'w> JoinPlan<'w> {
             let mut len = driver.len() - pos;
             // Required columns: each must hold `e`; else leap the driver to the column's next
             // entity (leapfrog), since nothing in between can match.
-            for (i, c) in self.columns.iter_mut().enumerate() {
-                if i == d || c.role != Role::Required {
-                    continue;
+            match self.locate_required(d, e, pos) {
+                Located::Here => {}
+                Located::Retry(next) => {
+                    pos = next;
+                    continue 'candidate;
                 }
-                // Most often the column holds `e`: its sparse entry says where, in one lookup
-                // (no search, no unpredictable branch: interleaved stores make runs of one or
-                // two entities, so this is the join's per-run cost). The cursor stays valid:
-                // `e`'s place is at or past it, since the column ascends.
-                let at = c.sparse.get(e.slot());
-                if at != ABSENT && c.entities.get(at as usize) == Some(&e) {
-                    c.pos = at as usize;
-                    c.start = Some(c.pos);
-                    continue;
-                }
-                c.pos = gallop(c.entities, c.pos, e.slot());
-                match c.entities.get(c.pos) {
-                    None => {
-                        self.columns[d].pos = driver.len();
-                        return false;
-                    }
-                    Some(&x) if x == e => c.start = Some(c.pos),
-                    Some(&x) if x.slot() == e.slot() => {
-                        pos += 1; // same slot, other generation: not this entity
-                        continue 'candidate;
-                    }
-                    Some(&x) => {
-                        pos = gallop(driver, pos, x.slot());
-                        continue 'candidate;
-                    }
-                }
+                Located::Done => return false,
             }
             // Excluded and optional columns cut the run where their membership changes (merged
             // ones do not: they are placed once the run is known, below).
@@ -490,6 +474,39 @@ impl<'w> JoinPlan<'w> {
             self.run_end = pos + len;
             return true;
         }
+    }
+}
+
+/// Where a required column stands on the driver's entity `e` (at `pos` in `driver`).
+enum Located {
+    /// The column holds `e`, at its cursor.
+    Here,
+    /// It does not: the driver's next candidate is at this position (past what the column
+    /// lacks: leapfrog).
+    Retry(usize),
+    /// It holds nothing from `e` on: no more runs.
+    Done,
+}
+
+/// Finds the driver's entity `e` in the required column `c` and moves `c`'s cursor there.
+/// Most often the column holds `e`: its sparse entry says where, in one lookup (no search, no
+/// unpredictable branch: interleaved stores make runs of one or two entities, so this is the
+/// join's per-run cost). The cursor stays valid: `e`'s place is at or past it, since the
+/// column ascends. Where the column lacks `e`, its cursor gallops to its next entity, and the
+/// driver may leap there.
+#[inline(always)]
+fn locate(c: &mut Column<'_>, e: Entity, driver: &[Entity], pos: usize) -> Located {
+    let at = c.sparse.get(e.slot());
+    if at != ABSENT && c.entities.get(at as usize) == Some(&e) {
+        c.pos = at as usize;
+        return Located::Here;
+    }
+    c.pos = gallop(c.entities, c.pos, e.slot());
+    match c.entities.get(c.pos) {
+        None => Located::Done,
+        // The same slot under another generation: not this entity.
+        Some(&x) if x.slot() == e.slot() => Located::Retry(pos + 1),
+        Some(&x) => Located::Retry(gallop(driver, pos, x.slot())),
     }
 }
 
