@@ -10,6 +10,7 @@ mod hierarchy_model;
 mod join_model;
 mod panic_aftermath;
 mod par_model;
+mod pending_despawns;
 mod prefab;
 mod queries;
 mod rollback;

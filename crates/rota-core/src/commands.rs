@@ -20,6 +20,7 @@
 use std::any::Any;
 use std::fmt;
 use std::marker::PhantomData;
+use std::panic::{AssertUnwindSafe, catch_unwind, resume_unwind};
 use std::sync::{Mutex, PoisonError};
 
 use crate::bundle::Bundle;
@@ -113,6 +114,12 @@ pub(crate) trait EventOp: Send {
 trait CommandRun: Any + Send {
     fn len(&self) -> usize;
     fn apply(self: Box<Self>, world: &mut World, state: &mut Applying);
+    /// Whether the run would put an entity into a slot whose despawned entity the stores still
+    /// hold (`pending`): then those removals must be finished first.
+    fn meets(&self, pending: &PendingDespawns) -> bool {
+        let _ = pending;
+        false
+    }
 }
 
 /// A concrete run: a `Vec` of its commands' items.
@@ -159,6 +166,11 @@ impl<T: Component> Run for RemoveRun<T> {
 impl<B: Bundle> CommandRun for SpawnRun<B> {
     fn len(&self) -> usize {
         self.0.len()
+    }
+    fn meets(&self, pending: &PendingDespawns) -> bool {
+        self.0
+            .iter()
+            .any(|(entity, _)| pending.holds(entity.slot()))
     }
     fn apply(self: Box<Self>, world: &mut World, state: &mut Applying) {
         let mut taken = Vec::new();
@@ -508,7 +520,7 @@ impl World {
     /// the despawns' removals to the threads.)
     pub fn apply_without_settling(&mut self, commands: CommandQueue) -> ApplyReport {
         let mut pending = PendingDespawns::default();
-        let report = self.apply_queue(commands, &mut pending);
+        let report = self.apply_queues([commands], &mut pending);
         self.finish_despawns(&mut pending);
         report
     }
@@ -517,9 +529,9 @@ impl World {
     /// [`World::apply_without_settling`] would (one report, merged), then calls `settle` once
     /// with every store that is left to sort, in registration order — each also owing the
     /// removals of the entities the commands despawned ([`UnsettledStore`]), so that those, too,
-    /// can run store by store on several threads. When `settle` returns, every store is whole
-    /// and sorted: a store it did not settle (or dropped, or left behind by a panic) does its
-    /// work as it is dropped.
+    /// can run store by store on several threads. When this returns (or unwinds), every store
+    /// is whole and sorted: what `settle` did not do — a store it dropped or forgot, or the
+    /// rest after a panic — is done here, after it.
     ///
     /// The result does not depend on how `settle` shares the stores out: a store's removals and
     /// sort touch that store alone.
@@ -547,11 +559,44 @@ impl World {
         settle: impl FnOnce(Vec<UnsettledStore<'_>>),
     ) -> ApplyReport {
         let mut pending = PendingDespawns::default();
-        let mut report = ApplyReport::default();
-        for queue in queues {
-            report.merge(self.apply_queue(queue, &mut pending));
+        let report = self.apply_queues(queues, &mut pending);
+        let settled = catch_unwind(AssertUnwindSafe(|| {
+            settle(self.stores_to_settle(&mut pending));
+        }));
+        // What `settle` left — a store dropped or forgotten unsettled, or the rest after a
+        // panic — is done here, so the world is whole whatever happened.
+        let removed = self.finish_despawns_keeping(&mut pending);
+        self.settle();
+        match settled {
+            Ok(()) => drop(removed),
+            Err(panic) => {
+                std::mem::forget(removed);
+                resume_unwind(panic)
+            }
         }
-        settle(self.stores_to_settle(&mut pending));
+        report
+    }
+
+    /// Applies `queues` in order (one merged report), leaving the despawns' removals in
+    /// `pending`. If a command panics — a queued closure, or a component's `Drop` run by a
+    /// replacing insert or a remove — the removals pending so far are finished (their values
+    /// leaked: another panic from a `Drop` would replace this one) before the panic goes on,
+    /// so the world it leaves is whole.
+    fn apply_queues(
+        &mut self,
+        queues: impl IntoIterator<Item = CommandQueue>,
+        pending: &mut PendingDespawns,
+    ) -> ApplyReport {
+        let mut report = ApplyReport::default();
+        let applied = catch_unwind(AssertUnwindSafe(|| {
+            for queue in queues {
+                report.merge(self.apply_queue(queue, pending));
+            }
+        }));
+        if let Err(panic) = applied {
+            std::mem::forget(self.finish_despawns_keeping(pending));
+            resume_unwind(panic);
+        }
         report
     }
 
@@ -561,12 +606,11 @@ impl World {
     /// removals are finished before it.
     ///
     /// Why runs may pass pending removals: a pending entity's store entries are only ever found
-    /// through its own slot, and no entity that a run touches can hold that slot. The slot was
-    /// freed by this very application, with its generation bumped, so a spawn run (whose
-    /// handles were reserved before it started) cannot take it — its reservation names the old
-    /// generation, and fails as taken; an insert or remove run only touches live entities,
-    /// which therefore came from those spawns. Only a `queue`d closure could take the slot, and
-    /// pending removals are finished before it runs.
+    /// through its own slot, and no entity that a run touches holds that slot. A spawn run that
+    /// would put an entity there waits for the removals (`CommandRun::meets`: a reservation made
+    /// before a `World::restore` can name the slot's next generation). An insert or remove run
+    /// only touches live entities, and a live entity in a pending slot could only come from such
+    /// a spawn or from a `queue`d closure, before which the removals are finished too.
     fn apply_queue(
         &mut self,
         commands: CommandQueue,
@@ -579,7 +623,12 @@ impl World {
         };
         for op in commands.recorded.ops {
             let len = op.len();
-            if !matches!(op, Command::Despawn(_) | Command::Run(_)) {
+            let waits = match &op {
+                Command::Despawn(_) => false,
+                Command::Run(run) => run.meets(pending),
+                _ => true,
+            };
+            if waits {
                 self.finish_despawns(pending);
             }
             match op {

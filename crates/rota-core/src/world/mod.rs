@@ -37,28 +37,16 @@ pub struct StoreEntry {
 /// [`World::apply_and_settle_with`]); it can be sent to another thread.
 ///
 /// From `apply_and_settle_with` it may also owe **removals**: the values of entities that
-/// commands despawned, which the store still holds (their handles are already dead and no live
-/// entity shares their slots). [`UnsettledStore::settle`] removes them, then sorts. A store
-/// dropped without `settle` does the same work in its `Drop`, so the world is whole again
-/// however the caller's settling ends (a panic included; the removed values are then leaked
-/// rather than dropped during the unwinding).
+/// commands despawned, which the store still holds (their handles are already dead).
+/// [`UnsettledStore::settle`] removes them, then sorts. A store that is dropped or forgotten
+/// without `settle` leaves its work to the world, which does it once the callback returns.
 pub struct UnsettledStore<'w> {
     store: &'w mut dyn ErasedStore,
-    /// Entities the store must lose first (despawned; see above).
-    gone: Vec<Entity>,
-    /// Set once the work is done (by `settle`), so `Drop` does nothing.
-    done: bool,
+    /// Entities the store must lose first (despawned; see above), if any.
+    gone: Option<&'w mut Vec<Entity>>,
 }
 
-impl<'w> UnsettledStore<'w> {
-    fn new(store: &'w mut dyn ErasedStore, gone: Vec<Entity>) -> UnsettledStore<'w> {
-        UnsettledStore {
-            store,
-            gone,
-            done: false,
-        }
-    }
-
+impl UnsettledStore<'_> {
     /// Values the store holds: settling costs about one pass over them.
     pub fn len(&self) -> usize {
         self.store.len()
@@ -71,34 +59,17 @@ impl<'w> UnsettledStore<'w> {
 
     /// Removes what the store owes (see the type's docs), then sorts it (`World::settle` for
     /// this store alone). The removed values are dropped last, once the store is whole.
-    pub fn settle(mut self) {
-        let removed = self.finish();
-        drop(removed);
-    }
-
-    /// The removals and the sort; returns the removed values, not yet dropped.
-    fn finish(&mut self) -> Option<Box<dyn std::any::Any + Send>> {
-        self.done = true;
-        let removed = if self.gone.is_empty() {
-            None
-        } else {
-            Some(self.store.remove_many(&std::mem::take(&mut self.gone)))
+    pub fn settle(self) {
+        let removed = match self.gone {
+            Some(gone) if !gone.is_empty() => {
+                let removed = self.store.remove_many(gone);
+                gone.clear();
+                Some(removed)
+            }
+            _ => None,
         };
         self.store.settle();
-        removed
-    }
-}
-
-impl Drop for UnsettledStore<'_> {
-    fn drop(&mut self) {
-        if self.done {
-            return;
-        }
-        let removed = self.finish();
-        if std::thread::panicking() {
-            // A component's `Drop` panicking now would abort the process: leak them instead.
-            std::mem::forget(removed);
-        }
+        drop(removed);
     }
 }
 
@@ -528,8 +499,8 @@ impl World {
     /// The first half of a batched despawn of `entity` (in no hierarchy): the allocator frees
     /// it (`false` for a dead or repeated handle: nothing happens), the structural log records
     /// it, and its components are listed in `pending`, to be removed store by store by
-    /// [`World::finish_despawns`]. Until then the stores still hold it, so no spawn may run in
-    /// between (it could reuse the slot): callers finish before anything else touches the world.
+    /// [`World::finish_despawns`]. Until then the stores still hold it, so nothing that could
+    /// reach its slot may run in between: callers finish first (see `World::apply_queue`).
     pub(crate) fn despawn_later(&mut self, entity: Entity, pending: &mut PendingDespawns) -> bool {
         if self.entities.despawn(entity).is_err() {
             return false;
@@ -539,6 +510,8 @@ impl World {
             per_store.resize_with(self.stores.len(), Vec::new);
         }
         pending.any = true;
+        pending.mark(entity.slot());
+        let per_store = &mut pending.per_store;
         self.membership
             .take(entity.slot(), |i| per_store[i].push(entity));
         if let Some(log) = &mut self.log {
@@ -555,17 +528,29 @@ impl World {
     /// whose `Drop` panics then unwinds out of a whole world, not out of a half-cleaned store
     /// (`tests/it/command_buffers.rs`).
     pub(crate) fn finish_despawns(&mut self, pending: &mut PendingDespawns) {
-        if !std::mem::take(&mut pending.any) {
-            return;
-        }
+        let removed = self.finish_despawns_keeping(pending);
+        drop(removed);
+    }
+
+    /// [`World::finish_despawns`], handing back the removed values instead of dropping them:
+    /// after a panic the caller leaks them (a second panic from a component's `Drop` would
+    /// replace the first), otherwise it drops them.
+    pub(crate) fn finish_despawns_keeping(
+        &mut self,
+        pending: &mut PendingDespawns,
+    ) -> Vec<Box<dyn std::any::Any + Send>> {
         let mut removed = Vec::new();
+        if !std::mem::take(&mut pending.any) {
+            return removed;
+        }
         for (entry, gone) in self.stores.iter_mut().zip(&mut pending.per_store) {
             if !gone.is_empty() {
                 removed.push(entry.store.remove_many(gone));
                 gone.clear();
             }
         }
-        drop(removed);
+        pending.slots.clear();
+        removed
     }
 
     /// Adds or replaces `entity`'s `T`, returning the value replaced.
@@ -729,26 +714,29 @@ impl World {
         self.stores
             .iter_mut()
             .filter(|entry| !entry.store.index().settled)
-            .map(|entry| UnsettledStore::new(&mut *entry.store, Vec::new()))
+            .map(|entry| UnsettledStore {
+                store: &mut *entry.store,
+                gone: None,
+            })
             .collect()
     }
 
-    /// The stores that are unsettled or owe removals (`pending`'s lists, taken out), in
+    /// The stores that are unsettled or owe removals (each lent its list in `pending`), in
     /// registration order; see [`World::apply_and_settle_with`].
-    pub(crate) fn stores_to_settle(
-        &mut self,
-        pending: &mut PendingDespawns,
-    ) -> Vec<UnsettledStore<'_>> {
-        let any = std::mem::take(&mut pending.any);
+    pub(crate) fn stores_to_settle<'a>(
+        &'a mut self,
+        pending: &'a mut PendingDespawns,
+    ) -> Vec<UnsettledStore<'a>> {
+        if pending.per_store.len() < self.stores.len() {
+            pending.per_store.resize_with(self.stores.len(), Vec::new);
+        }
         self.stores
             .iter_mut()
-            .enumerate()
-            .filter_map(|(i, entry)| {
-                let gone = if any { pending.take(i) } else { Vec::new() };
-                if gone.is_empty() && entry.store.index().settled {
-                    return None;
-                }
-                Some(UnsettledStore::new(&mut *entry.store, gone))
+            .zip(&mut pending.per_store)
+            .filter(|(entry, gone)| !gone.is_empty() || !entry.store.index().settled)
+            .map(|(entry, gone)| UnsettledStore {
+                store: &mut *entry.store,
+                gone: Some(gone),
             })
             .collect()
     }
@@ -821,14 +809,26 @@ pub(crate) struct PendingDespawns {
     /// Whether any list is non-empty (so that finishing with nothing pending costs one check,
     /// not a walk over every registered store).
     any: bool,
+    /// The despawned entities' slots, one bit each: a spawn into one of them must wait until
+    /// the stores have let go of the old entity.
+    slots: Vec<u64>,
 }
 
 impl PendingDespawns {
-    /// The entities store `i` must lose, taken out (empty if none).
-    fn take(&mut self, i: usize) -> Vec<Entity> {
-        self.per_store
-            .get_mut(i)
-            .map(std::mem::take)
-            .unwrap_or_default()
+    fn mark(&mut self, slot: u32) {
+        let word = slot as usize / 64;
+        if self.slots.len() <= word {
+            self.slots.resize(word + 1, 0);
+        }
+        self.slots[word] |= 1 << (slot % 64);
+    }
+
+    /// Whether the stores may still hold a despawned entity in `slot`.
+    pub(crate) fn holds(&self, slot: u32) -> bool {
+        self.any
+            && self
+                .slots
+                .get(slot as usize / 64)
+                .is_some_and(|w| w & (1 << (slot % 64)) != 0)
     }
 }

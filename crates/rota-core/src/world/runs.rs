@@ -108,12 +108,15 @@ impl World {
         } = self;
         let store = downcast_mut::<T>(&mut *stores[i].store);
         let mut insert = |entity: Entity, value: T| {
-            if store.insert(entity, value).is_none()
+            let replaced = store.insert(entity, value);
+            if replaced.is_none()
                 && let Some(log) = log.as_mut()
             {
                 log.push(added::<T>(entity));
             }
             membership.set(entity.slot(), i);
+            // Dropped once the world's books agree with the store: its `Drop` may panic.
+            drop(replaced);
         };
         insert(entity, value);
         for (k, (entity, value)) in items {
@@ -144,7 +147,7 @@ impl World {
                 continue;
             }
             if let Some((i, store)) = &mut store
-                && store.remove(entity).is_some()
+                && let Some(removed) = store.remove(entity)
             {
                 membership.clear(entity.slot(), *i);
                 if let Some(log) = log.as_mut() {
@@ -154,6 +157,8 @@ impl World {
                         type_id: TypeId::of::<T>(),
                     });
                 }
+                // Dropped once the world's books agree with the store: its `Drop` may panic.
+                drop(removed);
             }
         }
     }
