@@ -210,3 +210,49 @@ fn a_panicking_settle_callback_leaves_a_whole_world() {
     let ab: Vec<(u32, u32)> = world.query::<(&A, &B)>().map(|(a, b)| (a.0, b.0)).collect();
     assert_eq!(ab, [(1, 1), (2, 2), (4, 4), (5, 5)]);
 }
+
+static COUNTED: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+/// Counts its drops.
+#[derive(Component, Clone, Debug)]
+struct Counted;
+
+impl Drop for Counted {
+    fn drop(&mut self) {
+        COUNTED.fetch_add(1, Ordering::SeqCst);
+    }
+}
+
+#[system(reads(Doomed))]
+fn doom(q: Query<(Entity, &Doomed)>, mut commands: Commands) {
+    for (e, _) in &q {
+        commands.despawn(e);
+    }
+}
+
+/// A `Drop` that panics in the settle of one store: every other despawned value is still
+/// dropped, the same number on 1 and 2 threads (the world finishes what the panic cut short).
+#[test]
+fn values_despawned_beside_a_panicking_drop_are_dropped_alike_on_1_and_2_threads() {
+    let _one = FUSE.lock().unwrap_or_else(PoisonError::into_inner);
+    let mut dropped = Vec::new();
+    for threads in [1, 2] {
+        let mut schedule = Schedule::builder()
+            .add(doom)
+            .threads(threads)
+            .inline_below(0)
+            .build()
+            .unwrap();
+        let mut world = World::new();
+        world.spawn_with((Fuse(1), Doomed));
+        for _ in 0..200 {
+            world.spawn_with((Counted, Doomed));
+        }
+        COUNTED.store(0, Ordering::SeqCst);
+        assert!(with_fuse(|| schedule.run(&mut world)));
+        world.check_invariants().unwrap();
+        assert_eq!(world.len(), 0);
+        dropped.push(COUNTED.load(Ordering::SeqCst));
+    }
+    assert_eq!(dropped, [200, 200]);
+}

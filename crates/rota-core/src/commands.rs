@@ -60,6 +60,15 @@ impl Command {
     }
 }
 
+/// Drops removed values after a panic, each store's on its own: a second panic from a
+/// component's `Drop` is caught and discarded (the first one goes on), so every value is
+/// dropped — the same values whichever thread count settled the stores before the panic.
+fn drop_each(removed: Vec<Box<dyn Any + Send>>) {
+    for values in removed {
+        let _ = catch_unwind(AssertUnwindSafe(|| drop(values)));
+    }
+}
+
 /// The state `World::apply` threads through a buffer.
 struct Applying {
     /// Index of the next command in the buffer.
@@ -570,7 +579,7 @@ impl World {
         match settled {
             Ok(()) => drop(removed),
             Err(panic) => {
-                std::mem::forget(removed);
+                drop_each(removed);
                 resume_unwind(panic)
             }
         }
@@ -578,10 +587,10 @@ impl World {
     }
 
     /// Applies `queues` in order (one merged report), leaving the despawns' removals in
-    /// `pending`. If a command panics — a queued closure, or a component's `Drop` run by a
-    /// replacing insert or a remove — the removals pending so far are finished (their values
-    /// leaked: another panic from a `Drop` would replace this one) before the panic goes on,
-    /// so the world it leaves is whole.
+    /// `pending`. If a command panics — a queued closure, a component's `Drop` run by a
+    /// replacing insert or a remove, an event's — the removals pending so far are finished
+    /// (their values dropped by [`drop_each`]) before the panic goes on, so the world it leaves
+    /// is whole.
     fn apply_queues(
         &mut self,
         queues: impl IntoIterator<Item = CommandQueue>,
@@ -594,7 +603,7 @@ impl World {
             }
         }));
         if let Err(panic) = applied {
-            std::mem::forget(self.finish_despawns_keeping(pending));
+            drop_each(self.finish_despawns_keeping(pending));
             resume_unwind(panic);
         }
         report

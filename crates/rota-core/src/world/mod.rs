@@ -533,8 +533,8 @@ impl World {
     }
 
     /// [`World::finish_despawns`], handing back the removed values instead of dropping them:
-    /// after a panic the caller leaks them (a second panic from a component's `Drop` would
-    /// replace the first), otherwise it drops them.
+    /// after a panic the caller drops them one store at a time, catching any second panic (it
+    /// would replace the first), otherwise it drops them.
     pub(crate) fn finish_despawns_keeping(
         &mut self,
         pending: &mut PendingDespawns,
