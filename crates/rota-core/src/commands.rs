@@ -634,7 +634,8 @@ impl World {
             let len = op.len();
             let waits = match &op {
                 Command::Despawn(_) => false,
-                Command::Run(run) => run.meets(pending),
+                // Only a run while removals are pending walks its entities.
+                Command::Run(run) => pending.any() && run.meets(pending),
                 _ => true,
             };
             if waits {

@@ -823,6 +823,11 @@ impl PendingDespawns {
         self.slots[word] |= 1 << (slot % 64);
     }
 
+    /// Whether any removal is pending.
+    pub(crate) fn any(&self) -> bool {
+        self.any
+    }
+
     /// Whether the stores may still hold a despawned entity in `slot`.
     pub(crate) fn holds(&self, slot: u32) -> bool {
         self.any
