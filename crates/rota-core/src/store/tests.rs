@@ -348,3 +348,53 @@ mod settle_plan {
         }
     }
 }
+
+mod remove_many_model {
+    use super::*;
+    use proptest::prelude::*;
+    use std::collections::BTreeMap;
+
+    proptest! {
+        /// `remove_many` against a `BTreeMap` oracle, on stores left unsettled by out-of-order
+        /// inserts and swap-removes: the values it returns are exactly those of the listed
+        /// entities it held (repeats and absent ones ignored), every other value stays beside
+        /// its entity in ascending slot order, and the store's invariants hold — for few
+        /// removals (swap-removes) and many (the compaction).
+        #[test]
+        fn remove_many_removes_exactly_the_listed_values_and_keeps_the_rest_in_order(
+            inserts in proptest::collection::vec(0usize..200, 1..300),
+            removes in proptest::collection::vec(0usize..200, 0..20),
+            gone in proptest::collection::vec(0usize..220, 0..250),
+        ) {
+            let (_, e) = spawn_n(220);
+            let mut store = Store::new();
+            let mut oracle: BTreeMap<u32, (Entity, String)> = BTreeMap::new();
+            for &i in &inserts {
+                let value = format!("v{i}");
+                store.insert(e[i], value.clone());
+                oracle.insert(e[i].slot(), (e[i], value));
+            }
+            for &i in &removes {
+                prop_assert_eq!(store.remove(e[i]), oracle.remove(&e[i].slot()).map(|(_, v)| v));
+            }
+            let gone: Vec<Entity> = gone.iter().map(|&i| e[i]).collect();
+            let mut got = store.remove_many(&gone);
+            let mut want: Vec<String> = Vec::new();
+            for g in &gone {
+                if let Some((_, v)) = oracle.remove(&g.slot()) {
+                    want.push(v);
+                }
+            }
+            got.sort();
+            want.sort();
+            prop_assert_eq!(got, want);
+            store.check_invariants().map_err(TestCaseError::fail)?;
+            let left: Vec<(Entity, String)> =
+                store.iter().map(|(e, v)| (e, v.clone())).collect();
+            let expected: Vec<(Entity, String)> = oracle.into_values().collect();
+            prop_assert_eq!(left, expected);
+            store.settle();
+            store.check_invariants().map_err(TestCaseError::fail)?;
+        }
+    }
+}
