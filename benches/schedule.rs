@@ -399,12 +399,90 @@ fn par_for_each_bench(c: &mut Criterion) {
     group.finish();
 }
 
+// A scattered walk, like the demo's `hunting`: 100k entities with `Left`, one in four (at
+// pseudo-random slots) also `Hunter`, so `(Entity, &Left), With<Hunter>` joins in runs of one or
+// two. Each match costs a few multiplies. The same walk three ways: `par_map_chunks` (one
+// thread walks the join and hands out exact chunks), `par_map_segments` (each thread joins its
+// own segments) and `par_for_each` over `&mut Left` (which cuts a scattered query into
+// segments too).
+
+#[derive(Component, Copy, Clone)]
+struct Hunter;
+
+fn mix(e: rota::Entity, x: f32) -> u64 {
+    let mut h = e.to_bits() ^ u64::from(x.to_bits());
+    for _ in 0..4 {
+        h = h.wrapping_mul(0x9E37_79B9_7F4A_7C15).rotate_left(17);
+    }
+    h
+}
+
+#[system(reads(Left, Hunter))]
+fn scattered_chunks(mut q: Query<(rota::Entity, &Left), rota::With<Hunter>>) {
+    let parts: Vec<u64> =
+        q.par_map_chunks(|chunk| chunk.map(|(e, x)| mix(e, x.0)).fold(0, |a, b| a ^ b));
+    black_box(parts);
+}
+
+#[system(reads(Left, Hunter))]
+fn scattered_segments(mut q: Query<(rota::Entity, &Left), rota::With<Hunter>>) {
+    let parts: Vec<u64> =
+        q.par_map_segments(|segment| segment.map(|(e, x)| mix(e, x.0)).fold(0, |a, b| a ^ b));
+    black_box(parts);
+}
+
+#[system(reads(Hunter), writes(Left))]
+fn scattered_each(mut q: Query<(rota::Entity, &mut Left), rota::With<Hunter>>) {
+    q.par_for_each(|(e, x)| x.0 = (mix(e, x.0) >> 40) as f32);
+}
+
+fn scattered_world() -> World {
+    let mut world = World::new();
+    let mut state = 0x5EED_u64;
+    for i in 0..100_000 {
+        let e = world.spawn_with((Left(i as f32),));
+        state = state
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        if (state >> 33).is_multiple_of(4) {
+            world.insert(e, Hunter).expect("alive");
+        }
+    }
+    world
+}
+
+fn one_system(system: impl rota::IntoSystem, threads: usize) -> Schedule {
+    Schedule::builder()
+        .add(system)
+        .threads(threads)
+        .build()
+        .expect("valid schedule")
+}
+
+fn scattered_bench(c: &mut Criterion) {
+    let mut group = c.benchmark_group("scattered");
+    for threads in [1, 2] {
+        for (name, mut s) in [
+            ("chunks", one_system(scattered_chunks, threads)),
+            ("segments", one_system(scattered_segments, threads)),
+            ("for_each", one_system(scattered_each, threads)),
+        ] {
+            let mut world = scattered_world();
+            group.bench_function(format!("{name}/threads_{threads}"), |b| {
+                b.iter(|| black_box(s.run(&mut world)))
+            });
+        }
+    }
+    group.finish();
+}
+
 criterion_group!(
     benches,
     schedule,
     heavy_compute_bench,
     two_chains,
     executor_overhead,
-    par_for_each_bench
+    par_for_each_bench,
+    scattered_bench
 );
 criterion_main!(benches);

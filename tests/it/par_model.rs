@@ -6,15 +6,19 @@
 //! over worlds whose stores have gaps, interleavings and unsettled histories.
 //!
 //! Checked per shape and thread count: chunk `k` holds exactly the oracle's matches
-//! `k * PAR_CHUNK ..` in slot order (with the values seen); `par_for_each` sees every match once;
-//! the writes land on exactly the matches; and what a `&mut` element handed out is stamped
-//! changed, nothing else.
+//! `k * PAR_CHUNK ..` in slot order (with the values seen); `par_map_segments`' segment `k`
+//! holds exactly the oracle's matches among the slots from the driving store's entity
+//! `k * PAR_SEGMENT` to entity `(k + 1) * PAR_SEGMENT` (its shortest required store; one segment
+//! if it has none); `par_for_each` sees every match once (over a scattered query too, which it
+//! cuts into segments joined on each thread); the writes land on exactly the matches; and what
+//! a `&mut` element handed out is stamped changed, nothing else. `QueryIter::segments` is
+//! checked at every cut length against the plain walk (`segments_at_any_length_equal_the_walk`).
 
 use std::collections::BTreeMap;
 use std::sync::Mutex;
 
 use proptest::prelude::*;
-use rota::rota_schedule::PAR_CHUNK;
+use rota::rota_schedule::{PAR_CHUNK, PAR_SEGMENT};
 use rota::{
     Changed, Component, Entity, ParallelQuery, Query, Res, Resource, Schedule, With, Without,
     World, system,
@@ -26,6 +30,9 @@ struct A(i64);
 struct B(i64);
 #[derive(Component, Debug, Clone, Copy, PartialEq, Eq)]
 struct C(i64);
+/// Rare: a query `With<D>` matches a few entities scattered through `A`'s store.
+#[derive(Component, Debug, Clone, Copy, PartialEq, Eq)]
+struct D;
 
 /// One match as a closure saw it: the entity and up to two values.
 type Seen = (Entity, Option<i64>, Option<i64>);
@@ -148,6 +155,112 @@ fn changed_items(mut q: Query<(Entity, &C), Changed<B>>, rec: Res<Record>) {
     q.par_for_each(|(e, c)| rec.push(0, vec![(e, Some(c.0), None)]));
 }
 
+#[system(reads(B, D, Record), writes(A))]
+fn scattered_chunks(mut q: Query<(Entity, &mut A, Option<&B>), With<D>>, rec: Res<Record>) {
+    q.par_for_each_chunk(|chunk| {
+        let index = chunk.index();
+        let seen = chunk
+            .map(|(e, a, b)| {
+                let seen = (e, Some(a.0), b.map(|b| b.0));
+                a.0 += 1;
+                seen
+            })
+            .collect();
+        rec.push(index, seen);
+    });
+}
+
+#[system(reads(B, D, Record), writes(A))]
+fn scattered_items(mut q: Query<(Entity, &mut A, Option<&B>), With<D>>, rec: Res<Record>) {
+    q.par_for_each(|(e, a, b)| {
+        rec.push(0, vec![(e, Some(a.0), b.map(|b| b.0))]);
+        a.0 += 1;
+    });
+}
+
+// `par_map_segments`, one system per shape: each segment records its index and what it saw.
+
+#[system(reads(B, Record), writes(A))]
+fn merged_segments(mut q: Query<(Entity, &mut A, Option<&B>)>, rec: Res<Record>) {
+    q.par_map_segments(|segment| {
+        let index = segment.index();
+        let seen = segment
+            .map(|(e, a, b)| {
+                let seen = (e, Some(a.0), b.map(|b| b.0));
+                a.0 += 1;
+                seen
+            })
+            .collect();
+        rec.push(index, seen);
+    });
+}
+
+#[system(reads(A, Record), writes(B))]
+fn cut_segments(mut q: Query<(Entity, &A, Option<&mut B>)>, rec: Res<Record>) {
+    q.par_map_segments(|segment| {
+        let index = segment.index();
+        let seen = segment
+            .map(|(e, a, b)| {
+                let seen = (e, Some(a.0), b.as_ref().map(|b| b.0));
+                if let Some(b) = b {
+                    b.0 += 1;
+                }
+                seen
+            })
+            .collect();
+        rec.push(index, seen);
+    });
+}
+
+#[system(reads(B, C, Record), writes(A))]
+fn filtered_segments(mut q: Query<(Entity, &mut A), (With<B>, Without<C>)>, rec: Res<Record>) {
+    q.par_map_segments(|segment| {
+        let index = segment.index();
+        let seen = segment
+            .map(|(e, a)| {
+                let seen = (e, Some(a.0), None);
+                a.0 += 1;
+                seen
+            })
+            .collect();
+        rec.push(index, seen);
+    });
+}
+
+#[system(reads(A, Record))]
+fn walked_segments(mut q: Query<(Entity, Option<&A>)>, rec: Res<Record>) {
+    q.par_map_segments(|segment| {
+        let index = segment.index();
+        rec.push(
+            index,
+            segment.map(|(e, a)| (e, a.map(|a| a.0), None)).collect(),
+        );
+    });
+}
+
+#[system(reads(B, C, Record))]
+fn changed_segments(mut q: Query<(Entity, &C), Changed<B>>, rec: Res<Record>) {
+    q.par_map_segments(|segment| {
+        let index = segment.index();
+        rec.push(index, segment.map(|(e, c)| (e, Some(c.0), None)).collect());
+    });
+}
+
+#[system(reads(B, D, Record), writes(A))]
+fn scattered_segments(mut q: Query<(Entity, &mut A, Option<&B>), With<D>>, rec: Res<Record>) {
+    q.par_map_segments(|segment| {
+        let index = segment.index();
+        let seen = segment
+            .map(|(e, a, b)| {
+                let seen = (e, Some(a.0), b.map(|b| b.0));
+                a.0 += 1;
+                seen
+            })
+            .collect();
+        rec.push(index, seen);
+    });
+}
+
 /// The oracle: every live entity by slot, with its components.
 #[derive(Default, Clone, Debug)]
 struct Model {
@@ -160,6 +273,7 @@ struct Row {
     a: Option<i64>,
     b: Option<i64>,
     c: Option<i64>,
+    d: bool,
 }
 
 #[derive(Clone, Debug)]
@@ -172,6 +286,7 @@ enum Op {
     RemoveB(usize),
     InsertC(usize),
     RemoveC(usize),
+    InsertD(usize),
 }
 
 fn op() -> impl Strategy<Value = Op> {
@@ -184,6 +299,7 @@ fn op() -> impl Strategy<Value = Op> {
         1 => any::<usize>().prop_map(Op::RemoveB),
         1 => any::<usize>().prop_map(Op::InsertC),
         1 => any::<usize>().prop_map(Op::RemoveC),
+        1 => any::<usize>().prop_map(Op::InsertD),
     ]
 }
 
@@ -211,6 +327,7 @@ fn build(ops: &[Op]) -> (World, Model) {
                         a: (mask & 1 != 0).then(&mut next),
                         b: (mask & 2 != 0).then(&mut next),
                         c: (mask & 4 != 0).then(&mut next),
+                        d: false,
                     };
                     if let Some(v) = row.a {
                         world.insert(e, A(v)).unwrap();
@@ -243,6 +360,12 @@ fn build(ops: &[Op]) -> (World, Model) {
                     }
                 }
             }
+            Op::InsertD(k) => {
+                if let Some(e) = pick(&model, k) {
+                    world.insert(e, D).unwrap();
+                    model.live.get_mut(&e.slot()).unwrap().d = true;
+                }
+            }
             Op::RemoveB(k) | Op::RemoveC(k) => {
                 if let Some(e) = pick(&model, k) {
                     let row = model.live.get_mut(&e.slot()).unwrap();
@@ -267,8 +390,31 @@ struct Shape {
     name: &'static str,
     chunks: fn(usize) -> Schedule,
     items: fn(usize) -> Schedule,
+    segments: fn(usize) -> Schedule,
     matches: fn(&Row) -> Option<Seen>,
+    /// The slots of the store that drives the join — the shortest required one, the first
+    /// registered on a tie — or `None` if the query has no required store.
+    driver: fn(&Model) -> Option<Vec<u32>>,
     writes: Writes,
+}
+
+/// The slots of the live entities `has` picks, ascending.
+fn slots(model: &Model, has: impl Fn(&Row) -> bool) -> Vec<u32> {
+    model
+        .live
+        .iter()
+        .filter(|(_, r)| has(r))
+        .map(|(&s, _)| s)
+        .collect()
+}
+
+/// The shorter of two stores' slots, the first on a tie (how the join picks its driver).
+fn shorter(first: Vec<u32>, second: Vec<u32>) -> Vec<u32> {
+    if second.len() < first.len() {
+        second
+    } else {
+        first
+    }
 }
 
 #[derive(Clone, Copy, PartialEq)]
@@ -293,23 +439,34 @@ fn shapes() -> Vec<Shape> {
             name: "(Entity, &mut A, Option<&B>)",
             chunks: |t| schedule(merged_chunks, t),
             items: |t| schedule(merged_items, t),
+            segments: |t| schedule(merged_segments, t),
             matches: |r| r.a.map(|a| (r.entity, Some(a), r.b)),
+            driver: |m| Some(slots(m, |r| r.a.is_some())),
             writes: Writes::A,
         },
         Shape {
             name: "(Entity, &A, Option<&mut B>)",
             chunks: |t| schedule(cut_chunks, t),
             items: |t| schedule(cut_items, t),
+            segments: |t| schedule(cut_segments, t),
             matches: |r| r.a.map(|a| (r.entity, Some(a), r.b)),
+            driver: |m| Some(slots(m, |r| r.a.is_some())),
             writes: Writes::B,
         },
         Shape {
             name: "(Entity, &mut A), (With<B>, Without<C>)",
             chunks: |t| schedule(filtered_chunks, t),
             items: |t| schedule(filtered_items, t),
+            segments: |t| schedule(filtered_segments, t),
             matches: |r| match (r.a, r.b, r.c) {
                 (Some(a), Some(_), None) => Some((r.entity, Some(a), None)),
                 _ => None,
+            },
+            driver: |m| {
+                Some(shorter(
+                    slots(m, |r| r.a.is_some()),
+                    slots(m, |r| r.b.is_some()),
+                ))
             },
             writes: Writes::A,
         },
@@ -317,18 +474,39 @@ fn shapes() -> Vec<Shape> {
             name: "(Entity, Option<&A>)",
             chunks: |t| schedule(walked_chunks, t),
             items: |t| schedule(walked_items, t),
+            segments: |t| schedule(walked_segments, t),
             matches: |r| Some((r.entity, r.a, None)),
+            driver: |_| None,
             writes: Writes::Nothing,
         },
         Shape {
             name: "(Entity, &C), Changed<B>",
             chunks: |t| schedule(changed_chunks, t),
             items: |t| schedule(changed_items, t),
+            segments: |t| schedule(changed_segments, t),
             matches: |r| match (r.b, r.c) {
                 (Some(_), Some(c)) => Some((r.entity, Some(c), None)),
                 _ => None,
             },
+            driver: |m| {
+                Some(shorter(
+                    slots(m, |r| r.c.is_some()),
+                    slots(m, |r| r.b.is_some()),
+                ))
+            },
             writes: Writes::Nothing,
+        },
+        Shape {
+            name: "(Entity, &mut A, Option<&B>), With<D>",
+            chunks: |t| schedule(scattered_chunks, t),
+            items: |t| schedule(scattered_items, t),
+            segments: |t| schedule(scattered_segments, t),
+            matches: |r| match (r.a, r.d) {
+                (Some(a), true) => Some((r.entity, Some(a), r.b)),
+                _ => None,
+            },
+            driver: |m| Some(shorter(slots(m, |r| r.a.is_some()), slots(m, |r| r.d))),
+            writes: Writes::A,
         },
     ]
 }
@@ -372,15 +550,37 @@ fn check(ops: &[Op]) {
             })
             .map(|r| r.entity)
             .collect();
+        // Segment `k`: the matches from the driver's entity `k * PAR_SEGMENT` on, up to the
+        // next cut; one segment without a driver. Every segment is recorded, empty ones too.
+        let cuts: Vec<u32> = match (shape.driver)(&model) {
+            Some(driver) => driver
+                .iter()
+                .step_by(PAR_SEGMENT)
+                .skip(1)
+                .copied()
+                .collect(),
+            None => Vec::new(),
+        };
+        let mut expected_segments: Chunks = (0..=cuts.len()).map(|k| (k, Vec::new())).collect();
+        for seen in &walk {
+            let k = cuts.partition_point(|&cut| cut <= seen.0.slot());
+            expected_segments[k].1.push(*seen);
+        }
         for threads in [1, 2, 3] {
             let at = format!("{} on {threads} thread(s)", shape.name);
             let (chunks, world, changed_a, changed_b) = run(ops, (shape.chunks)(threads));
             assert_eq!(chunks, expected_chunks, "chunks of {at}");
+            let (segments, in_segments, seg_a, seg_b) = run(ops, (shape.segments)(threads));
+            assert_eq!(segments, expected_segments, "segments of {at}");
             let (items, after, _, _) = run(ops, (shape.items)(threads));
             let items: Vec<Seen> = items.into_iter().flat_map(|(_, s)| s).collect();
             assert_eq!(items, walk, "items of {at}");
             // Both walks wrote the same, and exactly the matches.
-            for (w, what) in [(&world, "chunks"), (&after, "items")] {
+            for (w, what) in [
+                (&world, "chunks"),
+                (&after, "items"),
+                (&in_segments, "segments"),
+            ] {
                 for row in model.live.values() {
                     let bump = |written: bool| if written { 1 } else { 0 };
                     let hit = written.contains(&row.entity);
@@ -400,6 +600,8 @@ fn check(ops: &[Op]) {
             };
             assert_eq!(changed_a, stamped_a, "Changed<A> after {at}");
             assert_eq!(changed_b, stamped_b, "Changed<B> after {at}");
+            assert_eq!(seg_a, stamped_a, "Changed<A> after the segments of {at}");
+            assert_eq!(seg_b, stamped_b, "Changed<B> after the segments of {at}");
         }
     }
 }
@@ -525,5 +727,106 @@ proptest! {
             .map(|(e, a)| (e, a.map(|a| a.0), None))
             .collect();
         prop_assert_eq!(got, want);
+    }
+}
+
+/// Cuts `iter` into segments of `per` driving entities and walks them on two threads (odd and
+/// even segments), returning each segment's items in segment order; `None` if the query could
+/// not be cut.
+fn walk_segments<'w, Q, F, T>(
+    iter: rota::QueryIter<'w, Q, F>,
+    per: usize,
+    see: impl Fn(Q::Item<'w>) -> T + Sync,
+) -> Option<Vec<Vec<T>>>
+where
+    Q: rota::query::QueryData,
+    F: rota::query::QueryData,
+    T: Send,
+{
+    let segments = iter.segments(|_| per).ok()?;
+    let n = segments.len();
+    let (mut even, mut odd): (Vec<_>, Vec<_>) = (Vec::new(), Vec::new());
+    for (k, segment) in segments.into_iter().enumerate() {
+        if k % 2 == 0 {
+            even.push((k, segment))
+        } else {
+            odd.push((k, segment))
+        }
+    }
+    let see = &see;
+    let walk = |part: Vec<(usize, rota::QueryIter<'w, Q, F>)>| {
+        part.into_iter()
+            .map(|(k, segment)| (k, segment.map(see).collect::<Vec<T>>()))
+            .collect::<Vec<_>>()
+    };
+    let (a, b) = std::thread::scope(|s| {
+        let other = s.spawn(|| walk(odd));
+        (walk(even), other.join().unwrap())
+    });
+    let mut all: Vec<(usize, Vec<T>)> = a.into_iter().chain(b).collect();
+    all.sort_by_key(|(k, _)| *k);
+    assert_eq!(all.len(), n);
+    Some(all.into_iter().map(|(_, items)| items).collect())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(crate::cases(32)))]
+
+    /// `QueryIter::segments` at any cut length, walked on two threads: the segments' items,
+    /// in order, are the plain walk's; each segment's slots lie between its cuts (every `per`
+    /// entities of the driving store); the writes land on exactly the matches and are stamped
+    /// changed, nothing else; and a query with no required store is not cut.
+    #[test]
+    fn segments_at_any_length_equal_the_walk(ops in prop::collection::vec(op(), 50..400), per in 1usize..40) {
+        let (mut world, model) = build(&ops);
+        // Merged option, `&mut`: the walk, the cuts, the writes and their stamps.
+        let want: Vec<Seen> = model.live.values().filter_map(|r| r.a.map(|a| (r.entity, Some(a), r.b))).collect();
+        let since = world.change_checkpoint();
+        let got = walk_segments(world.query_mut::<(Entity, &mut A, Option<&B>)>(), per, |(e, a, b)| {
+            let seen = (e, Some(a.0), b.map(|b| b.0));
+            a.0 += 1;
+            seen
+        })
+        .expect("a settled query with a required store is cut");
+        let driver = slots(&model, |r| r.a.is_some());
+        let cuts: Vec<u32> = driver.iter().step_by(per).skip(1).copied().collect();
+        prop_assert_eq!(got.len(), cuts.len() + 1);
+        for (k, segment) in got.iter().enumerate() {
+            for seen in segment {
+                prop_assert_eq!(cuts.partition_point(|&c| c <= seen.0.slot()), k);
+            }
+        }
+        prop_assert_eq!(got.concat(), want.clone());
+        for r in model.live.values() {
+            prop_assert_eq!(world.get::<A>(r.entity).map(|a| a.0), r.a.map(|a| a + 1));
+        }
+        let changed: Vec<Entity> = world.query_since::<Entity, Changed<A>>(since).collect();
+        let matched: Vec<Entity> = want.iter().map(|s| s.0).collect();
+        prop_assert_eq!(changed, matched);
+        // Cut option, filters, a scattered intersection, a change filter.
+        let want: Vec<Seen> = world
+            .query_filtered::<(Entity, &A, Option<&B>), Without<C>>()
+            .map(|(e, a, b)| (e, Some(a.0), b.map(|b| b.0)))
+            .collect();
+        let got = walk_segments(
+            world.query_filtered_mut::<(Entity, &A, Option<&mut B>), Without<C>>(),
+            per,
+            |(e, a, b)| (e, Some(a.0), b.map(|b| b.0)),
+        )
+        .expect("cut");
+        prop_assert_eq!(got.concat(), want);
+        let want: Vec<Entity> = world.query_filtered::<Entity, (With<A>, With<D>)>().collect();
+        let got = walk_segments(world.query_filtered_mut::<Entity, (With<A>, With<D>)>(), per, |e| e)
+            .expect("cut");
+        prop_assert_eq!(got.concat(), want);
+        let want: Vec<(Entity, i64)> = world
+            .query_filtered::<(Entity, &C), Changed<A>>()
+            .map(|(e, c)| (e, c.0))
+            .collect();
+        let got = walk_segments(world.query_filtered_mut::<(Entity, &C), Changed<A>>(), per, |(e, c)| (e, c.0))
+            .expect("cut");
+        prop_assert_eq!(got.concat(), want);
+        // No required store: walked whole, entity by entity.
+        prop_assert!(walk_segments(world.query_mut::<(Entity, Option<&A>)>(), per, |(e, _)| e).is_none());
     }
 }

@@ -97,7 +97,7 @@ use rota_core::system::{IntoSystem, SystemDescriptor, SystemRef, system_ref};
 pub use audit::{AuditReport, UnderConstrained};
 pub use error::{ScheduleError, ThreadPoolError, TickError};
 pub use panic::{SystemPanic, SystemPanics};
-pub use par::{PAR_CHUNK, ParChunk, ParallelQuery};
+pub use par::{PAR_CHUNK, PAR_SEGMENT, ParChunk, ParSegment, ParallelQuery};
 pub use plan::EdgeReason;
 pub use report::{BatchProfile, RunProfile, RunReport, SystemProfile};
 

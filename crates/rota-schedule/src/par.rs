@@ -1,5 +1,6 @@
-//! `par_for_each`, `par_for_each_chunk` and `par_map_chunks`: parallel iteration over a query, in chunks whose
-//! boundaries do not depend on the thread count, on the running schedule's threads.
+//! `par_for_each`, `par_for_each_chunk`, `par_map_chunks` and `par_map_segments`: parallel
+//! iteration over a query, in chunks (or segments) whose boundaries do not depend on the
+//! thread count, on the running schedule's threads.
 //!
 //! How the work is shared (no `unsafe`, no `Vec` of every item):
 //!
@@ -22,8 +23,17 @@
 //! A run handed out is stamped changed as a whole when the walker takes the next run (see
 //! `QueryIter::pieces`): every item of it reaches the closure unless the closure panics.
 //! Measured: `docs/benchmarks.md`, "par_for_each hands out runs".
+//!
+//! **Segments** (`par_map_segments`, and `par_for_each` over a *scattered* query — one whose
+//! driving store is less than half of another required store, so its runs are a few entities
+//! long and the walker's per-run cost would be the walk's): the query is cut, before it starts,
+//! into stretches of slots every so many entities of its driving store
+//! (`QueryIter::segments`; exclusive columns are split at the same places), and each thread
+//! takes whole segments and runs their join itself. No thread walks for the others. Measured:
+//! `docs/benchmarks.md`, "Segments: the join on every thread".
 
 use std::collections::VecDeque;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Mutex, MutexGuard, PoisonError};
 
 use std::sync::Arc;
@@ -81,6 +91,50 @@ impl<T> std::fmt::Debug for ParChunk<'_, T> {
     }
 }
 
+/// Entities of the driving store per segment in [`ParallelQuery::par_map_segments`]: segment
+/// `k` holds the matches among that store's entities `k * PAR_SEGMENT ..` (in ascending slot
+/// order), whatever the number of threads.
+pub const PAR_SEGMENT: usize = 2048;
+
+/// One segment of a [`ParallelQuery::par_map_segments`] walk: an iterator over the query's
+/// matches in one stretch of slots, with its place among the segments. The thread that runs
+/// the segment also ran its part of the query's join: no thread walks the query for the others.
+pub struct ParSegment<'c, T> {
+    index: usize,
+    items: std::vec::Drain<'c, T>,
+}
+
+impl<T> ParSegment<'_, T> {
+    /// The segment's number: 0 for the stretch of the lowest slots, and so on — the same on
+    /// any thread count.
+    pub fn index(&self) -> usize {
+        self.index
+    }
+}
+
+impl<T> Iterator for ParSegment<'_, T> {
+    type Item = T;
+
+    fn next(&mut self) -> Option<T> {
+        self.items.next()
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        self.items.size_hint()
+    }
+}
+
+impl<T> ExactSizeIterator for ParSegment<'_, T> {}
+
+impl<T> std::fmt::Debug for ParSegment<'_, T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ParSegment")
+            .field("index", &self.index)
+            .field("remaining", &self.items.len())
+            .finish()
+    }
+}
+
 /// Parallel iteration for queries (in `rota-schedule`, because `rota-core` spawns no thread).
 ///
 /// Inside a [`crate::Schedule`] the work runs on that schedule's threads: with `threads(1)`
@@ -89,15 +143,18 @@ impl<T> std::fmt::Debug for ParChunk<'_, T> {
 /// (e.g. `World::run`) it runs on rayon's current pool, the global one unless the caller is
 /// inside `ThreadPool::install`.
 pub trait ParallelQuery<Q: QueryData> {
-    /// Calls `f` on every match, in parallel over fixed chunks of [`PAR_CHUNK`] matches taken in
-    /// ascending slot order. `f` sees one item at a time, so the result cannot depend on which
-    /// thread ran which chunk.
+    /// Calls `f` on every match, in parallel. `f` sees one item at a time, so the result cannot
+    /// depend on which thread ran which item. The walk is shared out in chunks of
+    /// [`PAR_CHUNK`] matches taken in ascending slot order, or — for a query whose matches are
+    /// scattered (its driving store is less than half of another required store: runs of a
+    /// few entities) — in segments that each thread joins itself, as
+    /// [`par_map_segments`](ParallelQuery::par_map_segments) does.
     ///
     /// # Panics
     ///
-    /// If `f` panics, with `f`'s payload, after the chunks already started have finished; no
-    /// chunk starts after the panic. The `&mut` values of every run the walk had taken by then
-    /// count as handed out (stamped changed), whether or not `f` saw them.
+    /// If `f` panics, with `f`'s payload, after the chunks (or segments) already started have
+    /// finished; none starts after the panic. The `&mut` values of every run the walk had
+    /// taken by then count as handed out (stamped changed), whether or not `f` saw them.
     fn par_for_each<Fun>(&mut self, f: Fun)
     where
         Fun: Fn(Q::Item<'_>) + Send + Sync,
@@ -169,6 +226,60 @@ pub trait ParallelQuery<Q: QueryData> {
         results.sort_unstable_by_key(|&(index, _)| index);
         results.into_iter().map(|(_, result)| result).collect()
     }
+
+    /// Calls `f` once per **segment** — the matches in one stretch of slots, cut every
+    /// [`PAR_SEGMENT`] entities of the query's driving store (its shortest required
+    /// component) — segments in parallel, and returns what it returned, **in segment order**.
+    ///
+    /// Unlike [`par_map_chunks`](ParallelQuery::par_map_chunks), whose chunks hold exactly
+    /// [`PAR_CHUNK`] matches and so are cut by one thread walking the query's join for all,
+    /// each segment runs its own part of the join on the thread that takes it: a query whose
+    /// matches are scattered (one component every few entities: runs of one or two) scales
+    /// with the threads. Where segments are cut depends on the stores alone, so segments,
+    /// their items and the returned vector are the same on any thread count; a segment may
+    /// hold fewer than `PAR_SEGMENT` matches, or none (`f` still sees it). A query that cannot
+    /// be cut (a store not settled, as through `&World` after changes, or no required
+    /// component) is one segment.
+    ///
+    /// ```
+    /// use rota::{Component, Entity, ParallelQuery, Query, World, With, system};
+    ///
+    /// #[derive(Component, Clone)]
+    /// struct Hp(i32);
+    /// #[derive(Component, Clone)]
+    /// struct Boss;
+    ///
+    /// #[system(reads(Hp, Boss))]
+    /// fn weak_bosses(mut q: Query<(Entity, &Hp), With<Boss>>) {
+    ///     let lists: Vec<Vec<Entity>> = q.par_map_segments(|segment| {
+    ///         segment.filter(|(_, hp)| hp.0 < 50).map(|(e, _)| e).collect()
+    ///     });
+    ///     let weak: Vec<Entity> = lists.into_iter().flatten().collect();
+    ///     assert!(weak.windows(2).all(|w| w[0].slot() < w[1].slot()));
+    ///     assert_eq!(weak.len(), 100); // the bosses at Hp(0), not those at Hp(50)
+    /// }
+    ///
+    /// let mut world = World::new();
+    /// for i in 0..10_000 {
+    ///     let e = world.spawn_with((Hp(i % 100),));
+    ///     if i % 50 == 0 {
+    ///         world.insert(e, Boss).unwrap();
+    ///     }
+    /// }
+    /// assert!(world.run(weak_bosses).is_clean());
+    /// ```
+    ///
+    /// # Panics
+    ///
+    /// If `f` panics, with `f`'s payload, after the segments already started have finished; no
+    /// segment starts after the panic. A segment's items are made before `f` sees the first,
+    /// so the `&mut` values of every started segment count as handed out (stamped changed),
+    /// whether or not `f` saw them.
+    fn par_map_segments<R, Fun>(&mut self, f: Fun) -> Vec<R>
+    where
+        R: Send,
+        Fun: Fn(ParSegment<'_, Q::Item<'_>>) -> R + Send + Sync,
+        for<'a> Q::Item<'a>: Send;
 }
 
 impl<Q: QueryData, F: QueryData> ParallelQuery<Q> for Query<'_, Q, F> {
@@ -181,9 +292,34 @@ impl<Q: QueryData, F: QueryData> ParallelQuery<Q> for Query<'_, Q, F> {
             // One thread: `f` sees one item at a time, so a plain loop is the same walk.
             return self.iter_mut().for_each(f);
         };
-        each_shared(self.iter_mut(), threads, &f);
+        let iter = self.iter_mut();
+        if !iter.is_scattered() {
+            // Long runs: handing them out costs the walking thread next to nothing.
+            return each_shared(iter, threads, &f);
+        }
+        // Short runs: the join's per-run cost is the walk's, so each thread joins its own
+        // segments. `f` sees one item at a time, so how the walk is cut is invisible: cut it
+        // so that each thread gets several segments to balance.
+        let per =
+            |driver: usize| (driver / (threads.count() * SEGMENTS_PER_THREAD)).max(MIN_SEGMENT);
+        match iter.segments(per) {
+            Ok(segments) => threads.run_segments(segments, &|_, segment| segment.for_each(&f)),
+            Err(iter) => each_shared(iter, threads, &f),
+        }
     }
 
+    fn par_map_segments<R, Fun>(&mut self, f: Fun) -> Vec<R>
+    where
+        R: Send,
+        Fun: Fn(ParSegment<'_, Q::Item<'_>>) -> R + Send + Sync,
+        for<'a> Q::Item<'a>: Send,
+    {
+        let segments = match self.iter_mut().segments(|_| PAR_SEGMENT) {
+            Ok(segments) => segments,
+            Err(whole) => vec![whole],
+        };
+        map_segments(segments, Threads::current(), &f)
+    }
     fn par_for_each_chunk<Fun>(&mut self, f: Fun)
     where
         Fun: Fn(ParChunk<'_, Q::Item<'_>>) + Send + Sync,
@@ -194,6 +330,48 @@ impl<Q: QueryData, F: QueryData> ParallelQuery<Q> for Query<'_, Q, F> {
             Some(threads) => chunks_shared(self.iter_mut(), threads, &f),
         }
     }
+}
+
+/// `par_map_segments`: each segment's items are made (its join walked) on the thread that runs
+/// it, into a reused buffer, then handed to `f`; the results come back in segment order.
+fn map_segments<'w, Q: QueryData, F: QueryData, R: Send>(
+    segments: Vec<QueryIter<'w, Q, F>>,
+    threads: Option<Threads>,
+    f: &(dyn Fn(ParSegment<'_, Q::Item<'w>>) -> R + Sync),
+) -> Vec<R>
+where
+    Q::Item<'w>: Send,
+{
+    let spare: Mutex<Vec<Vec<Q::Item<'w>>>> = Mutex::new(Vec::new());
+    let run = |index: usize, segment: QueryIter<'w, Q, F>| {
+        let mut items = lock_spare(&spare).pop().unwrap_or_default();
+        segment.for_each(|item| items.push(item));
+        let result = f(ParSegment {
+            index,
+            items: items.drain(..),
+        });
+        lock_spare(&spare).push(items);
+        result
+    };
+    let Some(threads) = threads else {
+        return segments
+            .into_iter()
+            .enumerate()
+            .map(|(index, segment)| run(index, segment))
+            .collect();
+    };
+    let results = Mutex::new(Vec::with_capacity(segments.len()));
+    threads.run_segments(segments, &|index, segment| {
+        let result = run(index, segment);
+        results
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .push((index, result));
+    });
+    let mut results = results.into_inner().unwrap_or_else(PoisonError::into_inner);
+    // Segment indices are distinct: the order is total.
+    results.sort_unstable_by_key(|&(index, _)| index);
+    results.into_iter().map(|(_, result)| result).collect()
 }
 
 /// `par_for_each` on more than one thread: the pieces are walked where their chunk runs.
@@ -243,6 +421,24 @@ fn chunks_shared<'w, Q: QueryData, F: QueryData>(
     threads.share(iter.pieces(), &run);
 }
 
+/// Segments each thread of a `par_for_each` gets, on average: several, so that a thread that
+/// finishes early takes another rather than idling (segments differ in matches and work).
+const SEGMENTS_PER_THREAD: usize = 8;
+
+/// The fewest driving entities a `par_for_each` segment is cut at: below that, cutting and
+/// planning a segment costs more than sharing it saves.
+const MIN_SEGMENT: usize = 64;
+
+/// Marks a segmented walk failed if dropped while its segment's closure unwinds (it is
+/// forgotten when the closure returns).
+struct FailOnUnwind<'a>(&'a AtomicBool);
+
+impl Drop for FailOnUnwind<'_> {
+    fn drop(&mut self) {
+        self.0.store(true, Ordering::Release);
+    }
+}
+
 fn lock_spare<T>(spare: &Mutex<Vec<T>>) -> MutexGuard<'_, Vec<T>> {
     // Held only to push or pop a buffer, never while user code runs.
     spare.lock().unwrap_or_else(PoisonError::into_inner)
@@ -266,6 +462,60 @@ impl Threads {
                 ..=1 => None,
                 n => Some(Threads::Rayon(n)),
             },
+        }
+    }
+
+    /// The threads a walk is shared with: the calling one and the helpers.
+    fn count(&self) -> usize {
+        match self {
+            Threads::Schedule(pool) => pool.current_num_threads() + 1,
+            Threads::Rayon(n) => *n,
+        }
+    }
+
+    /// Runs `run(index, segment)` on every segment, on these threads: each thread takes the
+    /// lowest-numbered segment left until none is. Once a run panics no segment starts (the
+    /// ones left are dropped unwalked, so nothing of theirs is stamped), and the panic is
+    /// raised again when the running ones have finished.
+    fn run_segments<'w, Q: QueryData, F: QueryData>(
+        self,
+        segments: Vec<QueryIter<'w, Q, F>>,
+        run: &(dyn Fn(usize, QueryIter<'w, Q, F>) + Sync),
+    ) {
+        let helpers = match &self {
+            Threads::Schedule(pool) => pool.current_num_threads(),
+            Threads::Rayon(n) => n - 1,
+        }
+        .min(segments.len().saturating_sub(1));
+        let left = Mutex::new(segments.into_iter().enumerate());
+        let failed = AtomicBool::new(false);
+        let take_and_run = || {
+            loop {
+                if failed.load(Ordering::Acquire) {
+                    return;
+                }
+                let next = left.lock().unwrap_or_else(PoisonError::into_inner).next();
+                let Some((index, segment)) = next else {
+                    return;
+                };
+                let guard = FailOnUnwind(&failed);
+                run(index, segment);
+                std::mem::forget(guard);
+            }
+        };
+        match self {
+            Threads::Schedule(pool) => pool.in_place_scope(|scope| {
+                for _ in 0..helpers {
+                    scope.spawn(|_| take_and_run());
+                }
+                take_and_run();
+            }),
+            Threads::Rayon(_) => rayon::in_place_scope(|scope| {
+                for _ in 0..helpers {
+                    scope.spawn(|_| take_and_run());
+                }
+                take_and_run();
+            }),
         }
     }
 

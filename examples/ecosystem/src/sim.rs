@@ -318,7 +318,7 @@ fn rebuild_grid(
 ) {
     let grid = &*grid;
     let chunks: Vec<Vec<(u32, Entity)>> =
-        q.par_map_chunks(|chunk| chunk.map(|(e, p)| (grid.cell(p) as u32, e)).collect());
+        q.par_map_segments(|segment| segment.map(|(e, p)| (grid.cell(p) as u32, e)).collect());
     let prey = || chunks.iter().flatten().map(|&(cell, e)| (cell as usize, e));
     let cells = grid.side * grid.side;
     let buckets = &mut *buckets;
@@ -368,8 +368,8 @@ fn hunting(
     caught.0.clear();
     meals.0.clear();
     let (grid, seed, clock, occupied) = (&*grid, *seed, *clock, &buckets.len);
-    let chunks: Vec<Vec<(Entity, usize)>> = q.par_map_chunks(|chunk| {
-        chunk
+    let chunks: Vec<Vec<(Entity, usize)>> = q.par_map_segments(|segment| {
+        segment
             .map(|(predator, p)| (predator, grid.cell(p)))
             .filter(|&(predator, cell)| {
                 occupied[cell] > 0
@@ -454,9 +454,9 @@ fn life(
     for e in &caught.0 {
         is_caught[e.slot() as usize] = true;
     }
-    let mut chunks: Vec<Fates> = q.par_map_chunks(|chunk| {
+    let mut chunks: Vec<Fates> = q.par_map_segments(|segment| {
         let mut fates = Fates::default();
-        for (entity, p, e, age, predator) in chunk {
+        for (entity, p, e, age, predator) in segment {
             let (birth, max_age) = if predator.is_some() {
                 (PREDATOR_BIRTH, PREDATOR_MAX_AGE)
             } else {

@@ -43,6 +43,10 @@ pub trait Column<'w>: Sized {
     fn flush(&mut self, left: usize) {
         let _ = left;
     }
+    /// The column cut at dense index `at`, before any run was taken: the first part may hand
+    /// out only the values below `at`, the second only those from `at` on (a shared column
+    /// is copied whole; an exclusive one is split, so the parts can go to two threads).
+    fn split(self, at: usize) -> (Self, Self);
 }
 
 /// A column placed in the join: its store's membership, its id among the join's columns
@@ -114,6 +118,39 @@ impl<'w, C: Column<'w>> Joined<'w, C> {
     #[inline(always)]
     pub(crate) fn flush(&mut self, left: usize) {
         self.column.flush(left);
+    }
+
+    /// The column cut where slot `slot` begins in its (settled, ascending) store, before any
+    /// run was taken: the first part holds the values of lower slots, the second the rest.
+    pub(crate) fn split(self, slot: u32) -> (Self, Self) {
+        let at = self.index.entities.partition_point(|e| e.slot() < slot);
+        let (head, tail) = self.column.split(at);
+        (
+            Joined {
+                index: self.index,
+                id: self.id,
+                column: head,
+            },
+            Joined {
+                index: self.index,
+                id: self.id,
+                column: tail,
+            },
+        )
+    }
+}
+
+/// [`Joined::split`] for an element's fetch, which is `None` when the store is missing.
+pub(crate) fn split_joined<'w, C: Column<'w>>(
+    column: Option<Joined<'w, C>>,
+    slot: u32,
+) -> (Option<Joined<'w, C>>, Option<Joined<'w, C>>) {
+    match column {
+        Some(c) => {
+            let (head, tail) = c.split(slot);
+            (Some(head), Some(tail))
+        }
+        None => (None, None),
     }
 }
 
@@ -208,6 +245,15 @@ impl<'w, T: Component> Column<'w> for ReadColumn<'w, T> {
     fn take(&mut self, start: usize, len: usize) -> Option<slice::Iter<'w, T>> {
         self.values.get(start..start + len).map(<[T]>::iter)
     }
+    fn split(self, _: usize) -> (Self, Self) {
+        // Shared: both parts read the whole column (each takes only its own positions).
+        (
+            ReadColumn {
+                values: self.values,
+            },
+            self,
+        )
+    }
 }
 
 /// An exclusive column: values handed out by splitting the slice at ascending positions, which
@@ -296,6 +342,33 @@ impl<'w, T: Component> Column<'w> for WriteColumn<'w, T> {
         let pending = std::mem::take(&mut self.pending);
         let handed = pending.len().saturating_sub(left);
         pending[..handed].fill(self.now);
+    }
+
+    fn split(mut self, at: usize) -> (Self, Self) {
+        debug_assert!(
+            self.pending.is_empty(),
+            "a column is split before its first run"
+        );
+        self.flush(0);
+        let cut = at.saturating_sub(self.offset).min(self.rest.len());
+        let (head, tail) = self.rest.split_at_mut(cut);
+        let (head_ticks, tail_ticks) = self.ticks.split_at_mut(cut.min(self.ticks.len()));
+        (
+            WriteColumn {
+                rest: head,
+                ticks: head_ticks,
+                pending: &mut [],
+                offset: self.offset,
+                now: self.now,
+            },
+            WriteColumn {
+                rest: tail,
+                ticks: tail_ticks,
+                pending: &mut [],
+                offset: self.offset + cut,
+                now: self.now,
+            },
+        )
     }
 }
 

@@ -8,7 +8,7 @@ use std::slice;
 use super::borrow::ReadParts;
 use super::column::{
     Column, ColumnRun, Joined, OptionRaw, OptionRun, ReadColumn, WriteColumn, optional_rest,
-    optional_run, required_run,
+    optional_run, required_run, split_joined,
 };
 use super::{
     Access, AccessSink, Borrows, ConstAccess, JoinPlan, Mode, QueryData, ReadOnlyQueryData, Role,
@@ -142,6 +142,12 @@ macro_rules! impl_component_element {
             fn required<'w>(f: &Self::Fetch<'w>, best: &mut Option<StoreIndex<'w>>) {
                 offer(f.as_ref().map(Joined::index), best);
             }
+            fn split_fetch<'w>(
+                f: Self::Fetch<'w>,
+                slot: u32,
+            ) -> (Self::Fetch<'w>, Self::Fetch<'w>) {
+                split_joined(f, slot)
+            }
             #[inline(always)]
             fn raw<'w>(f: &mut Self::Fetch<'w>, plan: &JoinPlan<'w>) -> Self::Raw<'w> {
                 required_run(f, plan)
@@ -196,6 +202,12 @@ macro_rules! impl_component_element {
                 Joined::register(f, plan, $optional);
             }
             fn required<'w>(_: &Self::Fetch<'w>, _: &mut Option<StoreIndex<'w>>) {}
+            fn split_fetch<'w>(
+                f: Self::Fetch<'w>,
+                slot: u32,
+            ) -> (Self::Fetch<'w>, Self::Fetch<'w>) {
+                split_joined(f, slot)
+            }
             #[inline(always)]
             fn raw<'w>(f: &mut Self::Fetch<'w>, plan: &JoinPlan<'w>) -> Self::Raw<'w> {
                 let Some(c) = f.as_mut() else {
@@ -268,6 +280,9 @@ macro_rules! no_store {
         fn init<'w>(_: &mut Borrows<'w>) -> Self::Fetch<'w> {}
         fn plan<'w>(_: &mut Self::Fetch<'w>, _: &mut JoinPlan<'w>) {}
         fn required<'w>(_: &Self::Fetch<'w>, _: &mut Option<StoreIndex<'w>>) {}
+        fn split_fetch<'w>(_: Self::Fetch<'w>, _: u32) -> (Self::Fetch<'w>, Self::Fetch<'w>) {
+            ((), ())
+        }
     };
 }
 
@@ -365,6 +380,7 @@ macro_rules! unit_runs {
 }
 
 /// A filter's borrowed index and its id in the join.
+#[derive(Copy, Clone)]
 pub struct FilterColumn<'w> {
     index: Option<StoreIndex<'w>>,
 }
@@ -387,6 +403,9 @@ macro_rules! impl_filter {
                 if $role == Role::Required {
                     offer(f.index, best);
                 }
+            }
+            fn split_fetch<'w>(f: Self::Fetch<'w>, _: u32) -> (Self::Fetch<'w>, Self::Fetch<'w>) {
+                (f, f) // membership only: shared
             }
             unit_runs!();
             fn slices_one<'w>(f: &mut Self::Fetch<'w>, e: Entity) -> Option<Self::Slices<'w>> {
@@ -452,6 +471,7 @@ pub struct Changed<T>(PhantomData<fn() -> T>);
 pub struct Added<T>(PhantomData<fn() -> T>);
 
 /// A change filter's borrowed column: index, ticks, window.
+#[derive(Copy, Clone)]
 pub struct TickColumn<'w> {
     index: Option<StoreIndex<'w>>,
     /// The tested column (`added` or `changed`), parallel to the index's entities.
@@ -504,6 +524,9 @@ macro_rules! impl_tick_filter {
             }
             fn required<'w>(f: &Self::Fetch<'w>, best: &mut Option<StoreIndex<'w>>) {
                 offer(if f.stale { None } else { f.index }, best);
+            }
+            fn split_fetch<'w>(f: Self::Fetch<'w>, _: u32) -> (Self::Fetch<'w>, Self::Fetch<'w>) {
+                (f, f) // ticks only read: shared
             }
             unit_runs!();
             fn slices_one<'w>(f: &mut Self::Fetch<'w>, e: Entity) -> Option<Self::Slices<'w>> {
@@ -571,6 +594,10 @@ macro_rules! impl_query_tuple {
             }
             fn required<'w>(f: &Self::Fetch<'w>, best: &mut Option<StoreIndex<'w>>) {
                 $($Q::required(&f.$i, best);)+
+            }
+            fn split_fetch<'w>(f: Self::Fetch<'w>, slot: u32) -> (Self::Fetch<'w>, Self::Fetch<'w>) {
+                let parts = ($($Q::split_fetch(f.$i, slot),)+);
+                (($(parts.$i.0,)+), ($(parts.$i.1,)+))
             }
             #[inline(always)]
             fn raw<'w>(f: &mut Self::Fetch<'w>, plan: &JoinPlan<'w>) -> Self::Raw<'w> {

@@ -316,6 +316,89 @@ impl<'w, Q: QueryData, F: QueryData> QueryIter<'w, Q, F> {
 }
 
 impl<'w, Q: QueryData, F: QueryData> QueryIter<'w, Q, F> {
+    /// The query cut into **segments**, before its first item: stretches of ascending slots
+    /// cut every `per(n)` entities of the join's driving column (its shortest required store,
+    /// of `n` entities),
+    /// each a query of its own over only its stretch. The segments' items, in order, are the
+    /// query's items; each segment runs its own join, so segments can run on different threads
+    /// with no thread walking the join for the others (exclusive columns are split at the same
+    /// places, `&mut` values stamped by the segment that hands them out). Where the cuts fall
+    /// depends on the stores alone, never on threads.
+    ///
+    /// `Err(self)` when the query cannot be cut: it is walked entity by entity (a store not
+    /// settled, or no required component), or it has started.
+    #[doc(hidden)]
+    pub fn segments(
+        mut self,
+        per: impl FnOnce(usize) -> usize,
+    ) -> Result<Vec<QueryIter<'w, Q, F>>, QueryIter<'w, Q, F>> {
+        let fresh = self.current.size_hint().0 == 0
+            && matches!(self.state.as_deref(), Some(State { mode: Mode::Runs(plan), .. }) if plan.is_fresh());
+        if !fresh {
+            return Err(self);
+        }
+        let Some(state) = self.state.take() else {
+            return Err(self);
+        };
+        let State {
+            mut data,
+            mut filter,
+            mode,
+        } = *state;
+        let Mode::Runs(plan) = mode else {
+            unreachable!("checked above: the join runs");
+        };
+        let driver = plan.driver_entities();
+        let cuts: Vec<u32> = driver
+            .iter()
+            .step_by(per(driver.len()).max(1))
+            .skip(1)
+            .map(|e| e.slot())
+            .collect();
+        drop(plan);
+        let mut segments = Vec::with_capacity(cuts.len() + 1);
+        let mut lo = 0;
+        for cut in cuts {
+            let (head, tail) = Q::split_fetch(data, cut);
+            let (head_filter, tail_filter) = F::split_fetch(filter, cut);
+            segments.push(Self::segment(head, head_filter, lo, Some(cut)));
+            (data, filter, lo) = (tail, tail_filter, cut);
+        }
+        segments.push(Self::segment(data, filter, lo, None));
+        Ok(segments)
+    }
+
+    /// Whether the query runs the join and some required store holds more than twice the
+    /// entities of the one that drives it: its matches are then likely scattered, in runs of a
+    /// few entities, and a walk cut into [`segments`](QueryIter::segments) shares the join's
+    /// per-run cost between threads rather than leaving it to one.
+    #[doc(hidden)]
+    pub fn is_scattered(&self) -> bool {
+        matches!(self.state.as_deref(), Some(State { mode: Mode::Runs(plan), .. }) if plan.is_scattered())
+    }
+
+    /// A segment of a cut query: its part of the fetches, joined over slots `lo..hi`.
+    fn segment(
+        mut data: Q::Fetch<'w>,
+        mut filter: F::Fetch<'w>,
+        lo: u32,
+        hi: Option<u32>,
+    ) -> QueryIter<'w, Q, F> {
+        let mut plan = JoinPlan::new();
+        Q::plan(&mut data, &mut plan);
+        F::plan(&mut filter, &mut plan);
+        // The same columns as the whole query's plan, which ran: this one runs too, with the
+        // same driver (the shortest column, whole lengths compared).
+        let runs = plan.finish();
+        debug_assert!(runs, "a segment's columns are the whole query's");
+        plan.restrict(lo, hi);
+        Self::from_state(Box::new(State {
+            data,
+            filter,
+            mode: Mode::Runs(plan),
+        }))
+    }
+
     /// The rest of the walk as [`Piece`]s, in order: whole runs (not yet made into items) and,
     /// entity by entity, single items. What `par_for_each` hands to other threads: cutting and
     /// passing on runs costs the walking thread next to nothing per item.

@@ -101,6 +101,9 @@ pub struct JoinPlan<'w> {
     /// Whether every column is required and no change filter is set, so runs are found by
     /// [`JoinPlan::next_required_run`] (set by [`JoinPlan::finish`]).
     only_required: bool,
+    /// No run was asked for and the join was not restricted: it can still be cut into
+    /// segments (`QueryIter::segments`).
+    fresh: bool,
 }
 
 impl<'w> JoinPlan<'w> {
@@ -115,6 +118,7 @@ impl<'w> JoinPlan<'w> {
             merge: true,
             has_merged: false,
             only_required: false,
+            fresh: true,
         }
     }
 
@@ -210,6 +214,48 @@ impl<'w> JoinPlan<'w> {
         self.driver.is_some()
     }
 
+    /// Whether the join can still be cut into segments (see the field).
+    pub(crate) fn is_fresh(&self) -> bool {
+        self.fresh
+    }
+
+    /// Whether some required column holds more than twice the driver's entities: the matches
+    /// are then likely scattered through it, in runs of a few entities each.
+    pub(crate) fn is_scattered(&self) -> bool {
+        let Some(d) = self.driver else {
+            return false;
+        };
+        let driver = self.columns[d].entities.len();
+        self.columns
+            .iter()
+            .any(|c| c.role == Role::Required && c.entities.len() / 2 > driver)
+    }
+
+    /// The driving column's entities from its cursor on (all of them before the first run):
+    /// where a query is cut into segments (`QueryIter::segments`).
+    pub(crate) fn driver_entities(&self) -> &'w [Entity] {
+        match self.driver {
+            Some(d) => &self.columns[d].entities[self.columns[d].pos..],
+            None => &[],
+        }
+    }
+
+    /// Limits the join, before its first run, to the entities whose slots are in
+    /// `lo..hi` (`hi`: `None` for no upper bound). Every column is settled and ascending, so
+    /// those entities are one stretch of it: its cursor starts at the stretch and its entities
+    /// end there. Positions stay the store's dense indices, so the elements' columns are
+    /// addressed as before (an exclusive one cut at the same places, `Joined::split`).
+    pub(crate) fn restrict(&mut self, lo: u32, hi: Option<u32>) {
+        self.fresh = false;
+        for c in &mut self.columns {
+            let end = hi.map_or(c.entities.len(), |hi| {
+                c.entities.partition_point(|e| e.slot() < hi)
+            });
+            c.entities = &c.entities[..end];
+            c.pos = c.entities.partition_point(|e| e.slot() < lo);
+        }
+    }
+
     /// Stops merging `Merged` columns: from the next run on, they cut runs, so that every run
     /// is plain slices (`for_each_run`). Cursors stay valid: they only ever move forward.
     pub(crate) fn cut_optional(&mut self) {
@@ -300,6 +346,7 @@ impl<'w> JoinPlan<'w> {
     /// `cargo bench --bench join -- optional`, 25% slower).
     #[inline(never)]
     pub(crate) fn next_run(&mut self) -> bool {
+        self.fresh = false;
         if self.only_required {
             self.next_required_run()
         } else {

@@ -69,9 +69,10 @@ pub trait QueryData: Sealed {
     /// A run as the join found it; made into items by `run` or into slices by `hand_out`.
     #[doc(hidden)]
     type Raw<'w>;
-    /// The borrowed state a running query keeps.
+    /// The borrowed state a running query keeps. `Send`, so a query cut into segments can run
+    /// each on its own thread (`QueryIter::segments`).
     #[doc(hidden)]
-    type Fetch<'w>;
+    type Fetch<'w>: Send;
     /// The iterator over one run's items. `Send` (components are `Send + Sync`), so a run can
     /// be handed to another thread (`par_for_each`).
     #[doc(hidden)]
@@ -126,6 +127,11 @@ pub trait QueryData: Sealed {
     /// Why `entity` does not match: `(reason, component)`.
     #[doc(hidden)]
     fn mismatch(fetch: &Self::Fetch<'_>, entity: Entity) -> Option<(MismatchReason, &'static str)>;
+    /// The fetch cut where slot `slot` begins, before any run was taken: the first part may
+    /// hand out only entities of lower slots, the second only the rest (shared columns are
+    /// copied, exclusive ones split). See `QueryIter::segments`.
+    #[doc(hidden)]
+    fn split_fetch<'w>(fetch: Self::Fetch<'w>, slot: u32) -> (Self::Fetch<'w>, Self::Fetch<'w>);
     /// The query is over, and its current run has `left` items not handed out: stamps the
     /// `&mut` values that were (see `WriteColumn`). Nothing for elements that write nothing.
     #[doc(hidden)]
