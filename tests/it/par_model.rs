@@ -830,3 +830,44 @@ proptest! {
         prop_assert!(walk_segments(world.query_mut::<(Entity, Option<&A>)>(), per, |(e, _)| e).is_none());
     }
 }
+
+/// What each run of `count_segments` saw: the segments' lengths.
+#[derive(Resource, Default)]
+#[resource(no_snapshot)]
+struct SegmentLengths(Mutex<Vec<Vec<usize>>>);
+
+#[system(reads(B, C, SegmentLengths))]
+fn count_segments(mut q: Query<(Entity, &C), Changed<B>>, out: Res<SegmentLengths>) {
+    let lengths = q.par_map_segments(|segment| segment.len());
+    out.0.lock().unwrap().push(lengths);
+}
+
+#[system(writes(B))]
+fn touch_first_b(mut q: Query<&mut B>) {
+    if let Some(b) = q.iter_mut().next() {
+        b.0 += 1;
+    }
+}
+
+/// Segments are cut by the stores and the change window: a `Changed<B>` filter whose store had
+/// no change since the system last ran matches nothing and is one empty segment; once one `B`
+/// changed, the cuts fall every `PAR_SEGMENT` entities again. (From the review of the segments.)
+#[test]
+fn a_stale_change_filter_is_one_empty_segment() {
+    for threads in [1, 2, 3] {
+        let mut world = World::new();
+        world.insert_resource(SegmentLengths::default());
+        world.spawn_batch((0..10_000).map(|i| (B(i), C(i))));
+        let mut counting = schedule(count_segments, threads);
+        counting.run(&mut world); // first run: everything is in the window
+        counting.run(&mut world); // nothing written since: stale
+        schedule(touch_first_b, 1).run(&mut world);
+        counting.run(&mut world); // one B changed
+        let seen = world.remove_resource::<SegmentLengths>().unwrap();
+        let seen = seen.0.into_inner().unwrap();
+        let full: Vec<usize> = vec![PAR_SEGMENT, PAR_SEGMENT, PAR_SEGMENT, PAR_SEGMENT, 1808];
+        let mut one = vec![0; 5];
+        one[0] = 1;
+        assert_eq!(seen, [full, vec![0], one], "{threads} thread(s)");
+    }
+}

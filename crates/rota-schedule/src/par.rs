@@ -33,7 +33,6 @@
 //! `docs/benchmarks.md`, "Segments: the join on every thread".
 
 use std::collections::VecDeque;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Mutex, MutexGuard, PoisonError};
 
 use std::sync::Arc;
@@ -235,11 +234,13 @@ pub trait ParallelQuery<Q: QueryData> {
     /// [`PAR_CHUNK`] matches and so are cut by one thread walking the query's join for all,
     /// each segment runs its own part of the join on the thread that takes it: a query whose
     /// matches are scattered (one component every few entities: runs of one or two) scales
-    /// with the threads. Where segments are cut depends on the stores alone, so segments,
-    /// their items and the returned vector are the same on any thread count; a segment may
-    /// hold fewer than `PAR_SEGMENT` matches, or none (`f` still sees it). A query that cannot
-    /// be cut (a store not settled, as through `&World` after changes, or no required
-    /// component) is one segment.
+    /// with the threads. Where segments are cut depends on the stores (and a change filter's
+    /// window) alone, so segments, their items and the returned vector are the same on any
+    /// thread count; a segment may hold fewer than `PAR_SEGMENT` matches, or none (`f` still
+    /// sees it). A query that cannot be cut (a store not settled, as through `&World` after
+    /// changes, or no required component) is one segment, and so is one that cannot match: a
+    /// `Changed<T>`/`Added<T>` filter whose store had no change in the window (one empty
+    /// segment).
     ///
     /// ```
     /// use rota::{Component, Entity, ParallelQuery, Query, World, With, system};
@@ -429,13 +430,21 @@ const SEGMENTS_PER_THREAD: usize = 8;
 /// planning a segment costs more than sharing it saves.
 const MIN_SEGMENT: usize = 64;
 
+/// The segments of a walk no thread has taken yet, and whether a segment's closure panicked
+/// (then no segment starts any more). One lock for both: a segment taken after the panic was
+/// recorded sees it.
+struct SegmentsLeft<I> {
+    failed: bool,
+    segments: I,
+}
+
 /// Marks a segmented walk failed if dropped while its segment's closure unwinds (it is
 /// forgotten when the closure returns).
-struct FailOnUnwind<'a>(&'a AtomicBool);
+struct FailOnUnwind<'a, I>(&'a Mutex<SegmentsLeft<I>>);
 
-impl Drop for FailOnUnwind<'_> {
+impl<I> Drop for FailOnUnwind<'_, I> {
     fn drop(&mut self) {
-        self.0.store(true, Ordering::Release);
+        self.0.lock().unwrap_or_else(PoisonError::into_inner).failed = true;
     }
 }
 
@@ -482,23 +491,24 @@ impl Threads {
         segments: Vec<QueryIter<'w, Q, F>>,
         run: &(dyn Fn(usize, QueryIter<'w, Q, F>) + Sync),
     ) {
-        let helpers = match &self {
-            Threads::Schedule(pool) => pool.current_num_threads(),
-            Threads::Rayon(n) => n - 1,
-        }
-        .min(segments.len().saturating_sub(1));
-        let left = Mutex::new(segments.into_iter().enumerate());
-        let failed = AtomicBool::new(false);
+        let helpers = (self.count() - 1).min(segments.len().saturating_sub(1));
+        let left = Mutex::new(SegmentsLeft {
+            failed: false,
+            segments: segments.into_iter().enumerate(),
+        });
         let take_and_run = || {
             loop {
-                if failed.load(Ordering::Acquire) {
-                    return;
-                }
-                let next = left.lock().unwrap_or_else(PoisonError::into_inner).next();
+                let next = {
+                    let mut left = left.lock().unwrap_or_else(PoisonError::into_inner);
+                    if left.failed {
+                        return;
+                    }
+                    left.segments.next()
+                };
                 let Some((index, segment)) = next else {
                     return;
                 };
-                let guard = FailOnUnwind(&failed);
+                let guard = FailOnUnwind(&left);
                 run(index, segment);
                 std::mem::forget(guard);
             }

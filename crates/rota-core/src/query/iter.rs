@@ -323,7 +323,9 @@ impl<'w, Q: QueryData, F: QueryData> QueryIter<'w, Q, F> {
     /// query's items; each segment runs its own join, so segments can run on different threads
     /// with no thread walking the join for the others (exclusive columns are split at the same
     /// places, `&mut` values stamped by the segment that hands them out). Where the cuts fall
-    /// depends on the stores alone, never on threads.
+    /// depends on the stores (and a change filter's window) alone, never on threads; a change
+    /// filter whose store had no change in the window drives with an empty column, so its
+    /// query, which matches nothing, is one segment.
     ///
     /// `Err(self)` when the query cannot be cut: it is walked entity by entity (a store not
     /// settled, or no required component), or it has started.

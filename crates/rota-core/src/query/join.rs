@@ -101,9 +101,8 @@ pub struct JoinPlan<'w> {
     /// Whether every column is required and no change filter is set, so runs are found by
     /// [`JoinPlan::next_required_run`] (set by [`JoinPlan::finish`]).
     only_required: bool,
-    /// No run was asked for and the join was not restricted: it can still be cut into
-    /// segments (`QueryIter::segments`).
-    fresh: bool,
+    /// Set by [`JoinPlan::restrict`]: a segment's plan is not cut again.
+    restricted: bool,
 }
 
 impl<'w> JoinPlan<'w> {
@@ -118,7 +117,7 @@ impl<'w> JoinPlan<'w> {
             merge: true,
             has_merged: false,
             only_required: false,
-            fresh: true,
+            restricted: false,
         }
     }
 
@@ -214,9 +213,12 @@ impl<'w> JoinPlan<'w> {
         self.driver.is_some()
     }
 
-    /// Whether the join can still be cut into segments (see the field).
+    /// Whether the join can still be cut into segments: planned, not restricted, and no run
+    /// asked for yet (the driver's cursor has not moved and no run was found).
     pub(crate) fn is_fresh(&self) -> bool {
-        self.fresh
+        !self.restricted
+            && self.run_end == 0
+            && self.driver.is_some_and(|d| self.columns[d].pos == 0)
     }
 
     /// Whether some required column holds more than twice the driver's entities: the matches
@@ -246,7 +248,7 @@ impl<'w> JoinPlan<'w> {
     /// end there. Positions stay the store's dense indices, so the elements' columns are
     /// addressed as before (an exclusive one cut at the same places, `Joined::split`).
     pub(crate) fn restrict(&mut self, lo: u32, hi: Option<u32>) {
-        self.fresh = false;
+        self.restricted = true;
         for c in &mut self.columns {
             let end = hi.map_or(c.entities.len(), |hi| {
                 c.entities.partition_point(|e| e.slot() < hi)
@@ -346,7 +348,6 @@ impl<'w> JoinPlan<'w> {
     /// `cargo bench --bench join -- optional`, 25% slower).
     #[inline(never)]
     pub(crate) fn next_run(&mut self) -> bool {
-        self.fresh = false;
         if self.only_required {
             self.next_required_run()
         } else {

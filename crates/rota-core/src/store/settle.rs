@@ -119,6 +119,11 @@ impl Plan {
     /// Reorders the value column, whose `T` may be neither `Copy` nor `Clone`: the suffix is
     /// moved out into `Option`s and taken back in the planned order.
     pub(super) fn apply_values<T>(&self, column: &mut Vec<T>) {
+        if size_of::<T>() == 0 {
+            // Values of a zero-sized type (tags) are all alike and a `Vec` of them is only a
+            // length: any order is this one.
+            return;
+        }
         let mut tail: Vec<Option<T>> = column.drain(self.lo..).map(Some).collect();
         column.extend(self.order.iter().map(|&from| {
             tail[from as usize]

@@ -397,4 +397,51 @@ mod remove_many_model {
             store.check_invariants().map_err(TestCaseError::fail)?;
         }
     }
+
+    proptest! {
+        /// As above, with handles of two generations per slot: a listed handle whose
+        /// generation differs from the stored one removes nothing. (From the review of the
+        /// compaction.)
+        #[test]
+        fn remove_many_ignores_handles_of_another_generation(
+            inserts in proptest::collection::vec((0usize..60, any::<bool>()), 1..120),
+            removes in proptest::collection::vec(0usize..60, 0..10),
+            gone in proptest::collection::vec((0usize..70, any::<bool>()), 0..120),
+        ) {
+            let (_, e0) = spawn_n(70);
+            let mut g1 = Entities::with_first_generation(1);
+            let e1: Vec<Entity> = (0..70).map(|_| g1.spawn().unwrap()).collect();
+            let pick = |i: usize, g: bool| if g { e1[i] } else { e0[i] };
+            let mut store = Store::new();
+            let mut oracle: BTreeMap<u32, (Entity, u32)> = BTreeMap::new();
+            for (n, &(i, g)) in inserts.iter().enumerate() {
+                let e = pick(i, g);
+                store.insert(e, n as u32);
+                oracle.insert(e.slot(), (e, n as u32));
+            }
+            for &i in &removes {
+                if let Some(&(e, _)) = oracle.get(&(i as u32)) {
+                    prop_assert_eq!(store.remove(e), oracle.remove(&e.slot()).map(|x| x.1));
+                }
+            }
+            let gone: Vec<Entity> = gone.iter().map(|&(i, g)| pick(i, g)).collect();
+            let mut got = store.remove_many(&gone);
+            let mut want = Vec::new();
+            for g in &gone {
+                if oracle.get(&g.slot()).is_some_and(|x| x.0 == *g) {
+                    want.push(oracle.remove(&g.slot()).unwrap().1);
+                }
+            }
+            got.sort(); want.sort();
+            prop_assert_eq!(got, want);
+            store.check_invariants().map_err(TestCaseError::fail)?;
+            let left: Vec<(Entity, u32)> = store.iter().map(|(e, v)| (e, *v)).collect();
+            prop_assert_eq!(left, oracle.values().copied().collect::<Vec<_>>());
+            for (e, v) in oracle.values() { prop_assert_eq!(store.get(*e), Some(v)); }
+            store.settle();
+            store.check_invariants().map_err(TestCaseError::fail)?;
+            let e = e0[69]; store.insert(e, 999);
+            store.check_invariants().map_err(TestCaseError::fail)?;
+        }
+    }
 }
