@@ -30,7 +30,7 @@
 //! into stretches of slots every so many entities of its driving store
 //! (`QueryIter::segments`; exclusive columns are split at the same places), and each thread
 //! takes whole segments and runs their join itself. No thread walks for the others. Measured:
-//! `docs/benchmarks.md`, "Segments: the join on every thread".
+//! `docs/benchmarks.md`, "Segments: the join on every thread, and a faster compaction".
 
 use std::collections::VecDeque;
 use std::sync::{Mutex, MutexGuard, PoisonError};

@@ -251,7 +251,7 @@ const PREDATOR_MAX_AGE: u32 = 400;
 // ---------------------------------------------------------------------------------------------
 
 // Every system whose loop is long splits it with `par_for_each` (fixed 256-entity chunks, the
-// same on any thread count); the ones that share one structure between entities (the grass,
+// same on any thread count) or, where it gathers results, `par_map_segments`; the ones that share one structure between entities (the grass,
 // the prey buckets) stay sequential and are kept short. All births and deaths of a tick are
 // one batch of commands, at the end of `life`: structural changes cost a pass over each store,
 // so the tick pays that once, not once per system that despawns.
@@ -308,8 +308,9 @@ fn grazing(
     }
 }
 
-/// Runs beside `grazing` (they share only reads). The cells are found in parallel chunks and
-/// come back in chunk order (ascending slot); the counting sort that follows is sequential.
+/// Runs beside `grazing` (they share only reads). The cells are found in parallel segments
+/// (`par_map_segments`: each thread joins its own stretch of slots) and come back in segment
+/// order (ascending slot); the counting sort that follows is sequential.
 #[system(reads(Position, Prey, Grid), writes(PreyGrid), after(movement))]
 fn rebuild_grid(
     mut q: Query<(Entity, &Position), With<Prey>>,
@@ -317,9 +318,14 @@ fn rebuild_grid(
     mut buckets: ResMut<PreyGrid>,
 ) {
     let grid = &*grid;
-    let chunks: Vec<Vec<(u32, Entity)>> =
+    let segments: Vec<Vec<(u32, Entity)>> =
         q.par_map_segments(|segment| segment.map(|(e, p)| (grid.cell(p) as u32, e)).collect());
-    let prey = || chunks.iter().flatten().map(|&(cell, e)| (cell as usize, e));
+    let prey = || {
+        segments
+            .iter()
+            .flatten()
+            .map(|&(cell, e)| (cell as usize, e))
+    };
     let cells = grid.side * grid.side;
     let buckets = &mut *buckets;
     buckets.len.clear();
@@ -346,7 +352,8 @@ fn rebuild_grid(
 
 /// Predators hunt in ascending slot order: each takes the highest-slot prey left in its cell,
 /// so who catches whom depends on who went first. The draws and the cell lookups do not, and
-/// a cell empty before the hunt stays empty: those run in parallel chunks, and only the
+/// a cell empty before the hunt stays empty: those run in parallel segments (predators are
+/// scattered among the animals, so each thread joins its own stretch of slots), and only the
 /// predators that may catch something take their turn, in order, afterwards. A predator that
 /// catches is fed by `metabolism`, in its parallel walk.
 #[system(
@@ -368,7 +375,7 @@ fn hunting(
     caught.0.clear();
     meals.0.clear();
     let (grid, seed, clock, occupied) = (&*grid, *seed, *clock, &buckets.len);
-    let chunks: Vec<Vec<(Entity, usize)>> = q.par_map_segments(|segment| {
+    let segments: Vec<Vec<(Entity, usize)>> = q.par_map_segments(|segment| {
         segment
             .map(|(predator, p)| (predator, grid.cell(p)))
             .filter(|&(predator, cell)| {
@@ -377,7 +384,7 @@ fn hunting(
             })
             .collect()
     });
-    for (predator, cell) in chunks.into_iter().flatten() {
+    for (predator, cell) in segments.into_iter().flatten() {
         // Buckets hold prey in ascending slot order; a predator takes the last (highest slot).
         let Some(victim) = buckets.pop(cell) else {
             continue;
@@ -416,7 +423,7 @@ fn aging(mut q: Query<&mut Age>) {
     q.par_for_each(|age| age.0 += 10);
 }
 
-/// What one chunk of `life`'s walk decided: who dies, who is born.
+/// What one segment of `life`'s walk decided: who dies, who is born.
 #[derive(Default)]
 struct Fates {
     deaths: Vec<Entity>,
@@ -425,8 +432,8 @@ struct Fates {
 }
 
 /// Births and deaths: an animal with enough energy gives half to a newborn; one that starved,
-/// grew too old or was caught dies. The walk runs in parallel chunks; their fates are combined
-/// in chunk order, so the commands are the same on any thread count, and recorded together:
+/// grew too old or was caught dies. The walk runs in parallel segments; their fates are combined
+/// in segment order, so the commands are the same on any thread count, and recorded together:
 /// every despawn, then every birth.
 #[system(
     reads(Position, Age, Predator, Seed, Clock, Caught),
@@ -454,7 +461,7 @@ fn life(
     for e in &caught.0 {
         is_caught[e.slot() as usize] = true;
     }
-    let mut chunks: Vec<Fates> = q.par_map_segments(|segment| {
+    let mut segments: Vec<Fates> = q.par_map_segments(|segment| {
         let mut fates = Fates::default();
         for (entity, p, e, age, predator) in segment {
             let (birth, max_age) = if predator.is_some() {
@@ -485,17 +492,17 @@ fn life(
         }
         fates
     });
-    for fates in &chunks {
+    for fates in &segments {
         for &entity in &fates.deaths {
             commands.despawn(entity);
         }
     }
-    for fates in &mut chunks {
+    for fates in &mut segments {
         for bundle in fates.prey_births.drain(..) {
             commands.spawn(bundle);
         }
     }
-    for fates in &mut chunks {
+    for fates in &mut segments {
         for bundle in fates.predator_births.drain(..) {
             commands.spawn(bundle);
         }
