@@ -51,19 +51,29 @@ impl Record {
     }
 }
 
+/// What a closure saw of `(e, &mut A, Option<&B>)`, after which it adds 1 to `A`.
+fn see_and_bump_a(e: Entity, a: &mut A, b: Option<&B>) -> Seen {
+    let seen = (e, Some(a.0), b.map(|b| b.0));
+    a.0 += 1;
+    seen
+}
+
+/// What a closure saw of `(e, &A, Option<&mut B>)`, after which it adds 1 to `B` if any.
+fn see_and_bump_b(e: Entity, a: &A, b: Option<&mut B>) -> Seen {
+    let seen = (e, Some(a.0), b.as_ref().map(|b| b.0));
+    if let Some(b) = b {
+        b.0 += 1;
+    }
+    seen
+}
+
 // Each shape twice: per chunk (index and items) and per item.
 
 #[system(reads(B, Record), writes(A))]
 fn merged_chunks(mut q: Query<(Entity, &mut A, Option<&B>)>, rec: Res<Record>) {
     q.par_for_each_chunk(|chunk| {
         let index = chunk.index();
-        let seen = chunk
-            .map(|(e, a, b)| {
-                let seen = (e, Some(a.0), b.map(|b| b.0));
-                a.0 += 1;
-                seen
-            })
-            .collect();
+        let seen = chunk.map(|(e, a, b)| see_and_bump_a(e, a, b)).collect();
         rec.push(index, seen);
     });
 }
@@ -71,8 +81,7 @@ fn merged_chunks(mut q: Query<(Entity, &mut A, Option<&B>)>, rec: Res<Record>) {
 #[system(reads(B, Record), writes(A))]
 fn merged_items(mut q: Query<(Entity, &mut A, Option<&B>)>, rec: Res<Record>) {
     q.par_for_each(|(e, a, b)| {
-        rec.push(0, vec![(e, Some(a.0), b.map(|b| b.0))]);
-        a.0 += 1;
+        rec.push(0, vec![see_and_bump_a(e, a, b)]);
     });
 }
 
@@ -80,15 +89,7 @@ fn merged_items(mut q: Query<(Entity, &mut A, Option<&B>)>, rec: Res<Record>) {
 fn cut_chunks(mut q: Query<(Entity, &A, Option<&mut B>)>, rec: Res<Record>) {
     q.par_for_each_chunk(|chunk| {
         let index = chunk.index();
-        let seen = chunk
-            .map(|(e, a, b)| {
-                let seen = (e, Some(a.0), b.as_ref().map(|b| b.0));
-                if let Some(b) = b {
-                    b.0 += 1;
-                }
-                seen
-            })
-            .collect();
+        let seen = chunk.map(|(e, a, b)| see_and_bump_b(e, a, b)).collect();
         rec.push(index, seen);
     });
 }
@@ -96,10 +97,7 @@ fn cut_chunks(mut q: Query<(Entity, &A, Option<&mut B>)>, rec: Res<Record>) {
 #[system(reads(A, Record), writes(B))]
 fn cut_items(mut q: Query<(Entity, &A, Option<&mut B>)>, rec: Res<Record>) {
     q.par_for_each(|(e, a, b)| {
-        rec.push(0, vec![(e, Some(a.0), b.as_ref().map(|b| b.0))]);
-        if let Some(b) = b {
-            b.0 += 1;
-        }
+        rec.push(0, vec![see_and_bump_b(e, a, b)]);
     });
 }
 
@@ -107,13 +105,7 @@ fn cut_items(mut q: Query<(Entity, &A, Option<&mut B>)>, rec: Res<Record>) {
 fn filtered_chunks(mut q: Query<(Entity, &mut A), (With<B>, Without<C>)>, rec: Res<Record>) {
     q.par_for_each_chunk(|chunk| {
         let index = chunk.index();
-        let seen = chunk
-            .map(|(e, a)| {
-                let seen = (e, Some(a.0), None);
-                a.0 += 1;
-                seen
-            })
-            .collect();
+        let seen = chunk.map(|(e, a)| see_and_bump_a(e, a, None)).collect();
         rec.push(index, seen);
     });
 }
@@ -121,8 +113,7 @@ fn filtered_chunks(mut q: Query<(Entity, &mut A), (With<B>, Without<C>)>, rec: R
 #[system(reads(B, C, Record), writes(A))]
 fn filtered_items(mut q: Query<(Entity, &mut A), (With<B>, Without<C>)>, rec: Res<Record>) {
     q.par_for_each(|(e, a)| {
-        rec.push(0, vec![(e, Some(a.0), None)]);
-        a.0 += 1;
+        rec.push(0, vec![see_and_bump_a(e, a, None)]);
     });
 }
 
@@ -159,13 +150,7 @@ fn changed_items(mut q: Query<(Entity, &C), Changed<B>>, rec: Res<Record>) {
 fn scattered_chunks(mut q: Query<(Entity, &mut A, Option<&B>), With<D>>, rec: Res<Record>) {
     q.par_for_each_chunk(|chunk| {
         let index = chunk.index();
-        let seen = chunk
-            .map(|(e, a, b)| {
-                let seen = (e, Some(a.0), b.map(|b| b.0));
-                a.0 += 1;
-                seen
-            })
-            .collect();
+        let seen = chunk.map(|(e, a, b)| see_and_bump_a(e, a, b)).collect();
         rec.push(index, seen);
     });
 }
@@ -173,8 +158,7 @@ fn scattered_chunks(mut q: Query<(Entity, &mut A, Option<&B>), With<D>>, rec: Re
 #[system(reads(B, D, Record), writes(A))]
 fn scattered_items(mut q: Query<(Entity, &mut A, Option<&B>), With<D>>, rec: Res<Record>) {
     q.par_for_each(|(e, a, b)| {
-        rec.push(0, vec![(e, Some(a.0), b.map(|b| b.0))]);
-        a.0 += 1;
+        rec.push(0, vec![see_and_bump_a(e, a, b)]);
     });
 }
 
@@ -184,13 +168,7 @@ fn scattered_items(mut q: Query<(Entity, &mut A, Option<&B>), With<D>>, rec: Res
 fn merged_segments(mut q: Query<(Entity, &mut A, Option<&B>)>, rec: Res<Record>) {
     q.par_map_segments(|segment| {
         let index = segment.index();
-        let seen = segment
-            .map(|(e, a, b)| {
-                let seen = (e, Some(a.0), b.map(|b| b.0));
-                a.0 += 1;
-                seen
-            })
-            .collect();
+        let seen = segment.map(|(e, a, b)| see_and_bump_a(e, a, b)).collect();
         rec.push(index, seen);
     });
 }
@@ -199,15 +177,7 @@ fn merged_segments(mut q: Query<(Entity, &mut A, Option<&B>)>, rec: Res<Record>)
 fn cut_segments(mut q: Query<(Entity, &A, Option<&mut B>)>, rec: Res<Record>) {
     q.par_map_segments(|segment| {
         let index = segment.index();
-        let seen = segment
-            .map(|(e, a, b)| {
-                let seen = (e, Some(a.0), b.as_ref().map(|b| b.0));
-                if let Some(b) = b {
-                    b.0 += 1;
-                }
-                seen
-            })
-            .collect();
+        let seen = segment.map(|(e, a, b)| see_and_bump_b(e, a, b)).collect();
         rec.push(index, seen);
     });
 }
@@ -216,13 +186,7 @@ fn cut_segments(mut q: Query<(Entity, &A, Option<&mut B>)>, rec: Res<Record>) {
 fn filtered_segments(mut q: Query<(Entity, &mut A), (With<B>, Without<C>)>, rec: Res<Record>) {
     q.par_map_segments(|segment| {
         let index = segment.index();
-        let seen = segment
-            .map(|(e, a)| {
-                let seen = (e, Some(a.0), None);
-                a.0 += 1;
-                seen
-            })
-            .collect();
+        let seen = segment.map(|(e, a)| see_and_bump_a(e, a, None)).collect();
         rec.push(index, seen);
     });
 }
@@ -250,13 +214,7 @@ fn changed_segments(mut q: Query<(Entity, &C), Changed<B>>, rec: Res<Record>) {
 fn scattered_segments(mut q: Query<(Entity, &mut A, Option<&B>), With<D>>, rec: Res<Record>) {
     q.par_map_segments(|segment| {
         let index = segment.index();
-        let seen = segment
-            .map(|(e, a, b)| {
-                let seen = (e, Some(a.0), b.map(|b| b.0));
-                a.0 += 1;
-                seen
-            })
-            .collect();
+        let seen = segment.map(|(e, a, b)| see_and_bump_a(e, a, b)).collect();
         rec.push(index, seen);
     });
 }

@@ -42,6 +42,35 @@ use rota_core::system::Query;
 
 use crate::workers::Workers;
 
+/// `Iterator`, `ExactSizeIterator` and `Debug` for a numbered batch of items handed to a
+/// closure ([`ParChunk`], [`ParSegment`]): its `index` and the `items` it drains.
+macro_rules! numbered_items {
+    ($name:ident) => {
+        impl<T> Iterator for $name<'_, T> {
+            type Item = T;
+
+            fn next(&mut self) -> Option<T> {
+                self.items.next()
+            }
+
+            fn size_hint(&self) -> (usize, Option<usize>) {
+                self.items.size_hint()
+            }
+        }
+
+        impl<T> ExactSizeIterator for $name<'_, T> {}
+
+        impl<T> std::fmt::Debug for $name<'_, T> {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.debug_struct(stringify!($name))
+                    .field("index", &self.index)
+                    .field("remaining", &self.items.len())
+                    .finish()
+            }
+        }
+    };
+}
+
 /// Items per chunk in [`ParallelQuery::par_for_each`] and [`ParallelQuery::par_for_each_chunk`].
 /// Chunk `k` holds the matches at positions `k * PAR_CHUNK ..` of the query's walk, whatever
 /// the number of threads, so per-chunk work is the same on any machine.
@@ -67,28 +96,7 @@ impl<T> ParChunk<'_, T> {
     }
 }
 
-impl<T> Iterator for ParChunk<'_, T> {
-    type Item = T;
-
-    fn next(&mut self) -> Option<T> {
-        self.items.next()
-    }
-
-    fn size_hint(&self) -> (usize, Option<usize>) {
-        self.items.size_hint()
-    }
-}
-
-impl<T> ExactSizeIterator for ParChunk<'_, T> {}
-
-impl<T> std::fmt::Debug for ParChunk<'_, T> {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("ParChunk")
-            .field("index", &self.index)
-            .field("remaining", &self.items.len())
-            .finish()
-    }
-}
+numbered_items!(ParChunk);
 
 /// Entities of the driving store per segment in [`ParallelQuery::par_map_segments`]: segment
 /// `k` holds the matches among that store's entities `k * PAR_SEGMENT ..` (in ascending slot
@@ -111,28 +119,7 @@ impl<T> ParSegment<'_, T> {
     }
 }
 
-impl<T> Iterator for ParSegment<'_, T> {
-    type Item = T;
-
-    fn next(&mut self) -> Option<T> {
-        self.items.next()
-    }
-
-    fn size_hint(&self) -> (usize, Option<usize>) {
-        self.items.size_hint()
-    }
-}
-
-impl<T> ExactSizeIterator for ParSegment<'_, T> {}
-
-impl<T> std::fmt::Debug for ParSegment<'_, T> {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("ParSegment")
-            .field("index", &self.index)
-            .field("remaining", &self.items.len())
-            .finish()
-    }
-}
+numbered_items!(ParSegment);
 
 /// Parallel iteration for queries (in `rota-schedule`, because `rota-core` spawns no thread).
 ///
@@ -220,10 +207,7 @@ pub trait ParallelQuery<Q: QueryData> {
                 .unwrap_or_else(PoisonError::into_inner)
                 .push((index, result));
         });
-        let mut results = results.into_inner().unwrap_or_else(PoisonError::into_inner);
-        // Chunk indices are distinct: the order is total.
-        results.sort_unstable_by_key(|&(index, _)| index);
-        results.into_iter().map(|(_, result)| result).collect()
+        in_index_order(results)
     }
 
     /// Calls `f` once per **segment** — the matches in one stretch of slots, cut every
@@ -369,8 +353,13 @@ where
             .unwrap_or_else(PoisonError::into_inner)
             .push((index, result));
     });
+    in_index_order(results)
+}
+
+/// Results gathered as `(index, result)` by the threads that made them, in index order (the
+/// indices are distinct, so the order is total).
+fn in_index_order<R>(results: Mutex<Vec<(usize, R)>>) -> Vec<R> {
     let mut results = results.into_inner().unwrap_or_else(PoisonError::into_inner);
-    // Segment indices are distinct: the order is total.
     results.sort_unstable_by_key(|&(index, _)| index);
     results.into_iter().map(|(_, result)| result).collect()
 }
