@@ -366,42 +366,49 @@ impl<'w> JoinPlan<'w> {
             return false;
         };
         let driver = self.columns[d].entities;
-        let mut pos = self.columns[d].pos;
-        'candidate: loop {
+        let Some(pos) = self.next_held(d, self.columns[d].pos) else {
+            return false;
+        };
+        // Every column holds the driver's entity at its cursor: the run goes on while all
+        // of them go on holding the driver's entities.
+        let mut len = driver.len() - pos;
+        for (i, c) in self.columns.iter().enumerate() {
+            if i == d || len == 1 {
+                continue;
+            }
+            // Interleaved stores part after one entity: one comparison says so.
+            len = if c.entities.get(c.pos + 1) != Some(&driver[pos + 1]) {
+                1
+            } else {
+                agreeing_prefix(&driver[pos..pos + len], &c.entities[c.pos..])
+            };
+        }
+        for (i, c) in self.columns.iter_mut().enumerate() {
+            let start = if i == d { pos } else { c.pos };
+            c.start = Some(start);
+            c.pos = start + len;
+        }
+        self.run_start = pos;
+        self.run_end = pos + len;
+        true
+    }
+
+    /// The first position from `pos` on whose driver entity every required column holds (each
+    /// one's cursor and `start` then at it), or `None` when the driver has no such entity left.
+    /// A column that lacks the entity leaps the driver to its own next entity (leapfrog).
+    #[inline(always)]
+    fn next_held(&mut self, d: usize, mut pos: usize) -> Option<usize> {
+        let driver = self.columns[d].entities;
+        loop {
             let Some(&e) = driver.get(pos) else {
                 self.columns[d].pos = pos;
-                return false;
+                return None;
             };
             match self.locate_required(d, e, pos) {
-                Located::Here => {}
-                Located::Retry(next) => {
-                    pos = next;
-                    continue 'candidate;
-                }
-                Located::Done => return false,
+                Located::Here => return Some(pos),
+                Located::Retry(next) => pos = next,
+                Located::Done => return None,
             }
-            // Every column holds `e` at its cursor: the run goes on while all of them go on
-            // holding the driver's entities.
-            let mut len = driver.len() - pos;
-            for (i, c) in self.columns.iter().enumerate() {
-                if i == d || len == 1 {
-                    continue;
-                }
-                // Interleaved stores part after one entity: one comparison says so.
-                len = if c.entities.get(c.pos + 1) != Some(&driver[pos + 1]) {
-                    1
-                } else {
-                    agreeing_prefix(&driver[pos..pos + len], &c.entities[c.pos..])
-                };
-            }
-            for (i, c) in self.columns.iter_mut().enumerate() {
-                let start = if i == d { pos } else { c.pos };
-                c.start = Some(start);
-                c.pos = start + len;
-            }
-            self.run_start = pos;
-            self.run_end = pos + len;
-            return true;
         }
     }
 
@@ -435,21 +442,14 @@ impl<'w> JoinPlan<'w> {
         let driver = self.columns[d].entities;
         let mut pos = self.columns[d].pos;
         'candidate: loop {
-            let Some(&e) = driver.get(pos) else {
-                self.columns[d].pos = pos;
+            // Required columns: each must hold the entity (`next_held` leaps the driver past
+            // what one lacks, since nothing in between can match).
+            let Some(held) = self.next_held(d, pos) else {
                 return false;
             };
+            pos = held;
+            let e = driver[pos];
             let mut len = driver.len() - pos;
-            // Required columns: each must hold `e`; else leap the driver to the column's next
-            // entity (leapfrog), since nothing in between can match.
-            match self.locate_required(d, e, pos) {
-                Located::Here => {}
-                Located::Retry(next) => {
-                    pos = next;
-                    continue 'candidate;
-                }
-                Located::Done => return false,
-            }
             // Excluded and optional columns cut the run where their membership changes (merged
             // ones do not: they are placed once the run is known, below).
             let merge = self.merge;
