@@ -54,6 +54,37 @@ fn churned(entities: &[Entity]) -> Store<Position> {
     s
 }
 
+/// A store after one tick of the ecosystem demo's kind of churn: 2% of its entities removed
+/// (swap-removes at random places), then three quarters of them re-inserted lowest slot first
+/// (births reuse the lowest free slots), so the repair starts near the front.
+fn ticked(entities: &[Entity]) -> Store<Position> {
+    let mut s = filled(entities);
+    let mut rng = SplitMix(7);
+    let mut picks: Vec<Entity> = (0..entities.len() / 50)
+        .map(|_| entities[(rng.next() % entities.len() as u64) as usize])
+        .collect();
+    for &e in &picks {
+        s.remove(e);
+    }
+    picks.sort_by_key(|e| e.slot());
+    picks.dedup();
+    for &e in &picks[..picks.len() * 3 / 4] {
+        s.insert(e, Position([1.0; 3]));
+    }
+    s
+}
+
+/// `ticked`, then another 2% removed: the swap-removes move the re-inserted (low-slot) values
+/// from the end into the holes, as the demo's deaths do after its births.
+fn ticked_then_deaths(entities: &[Entity]) -> Store<Position> {
+    let mut s = ticked(entities);
+    let mut rng = SplitMix(11);
+    for _ in 0..entities.len() / 50 {
+        s.remove(entities[(rng.next() % entities.len() as u64) as usize]);
+    }
+    s
+}
+
 fn sum(it: impl Iterator<Item = f32>) -> f32 {
     it.fold(0.0, |a, b| a + b)
 }
@@ -115,6 +146,30 @@ fn bench_store(c: &mut Criterion) {
                 criterion::BatchSize::LargeInput,
             )
         });
+        g.bench_with_input(BenchmarkId::new("settle_after_tick", n), &es, |b, es| {
+            b.iter_batched(
+                || ticked(es),
+                |mut s| {
+                    s.settle();
+                    s
+                },
+                criterion::BatchSize::LargeInput,
+            )
+        });
+        g.bench_with_input(
+            BenchmarkId::new("settle_births_in_holes", n),
+            &es,
+            |b, es| {
+                b.iter_batched(
+                    || ticked_then_deaths(es),
+                    |mut s| {
+                        s.settle();
+                        s
+                    },
+                    criterion::BatchSize::LargeInput,
+                )
+            },
+        );
         let mut half = Store::new();
         for &e in es.iter().step_by(2) {
             half.insert(e, 1.0f32);

@@ -790,13 +790,57 @@ impl<T> Store<T> {
         if self.index.displaced_count == 0 {
             return;
         }
+        self.reorder(Vec::new());
+    }
+
+    /// Removes the values of `gone` (repeats and entities it does not hold are ignored) and
+    /// settles the store, in one pass: a removed value's place simply ends a run of the settle's
+    /// merge instead of being filled by a swap-remove (whose moved element the sort would then
+    /// have to place back). Returns the removed values, in dense order.
+    ///
+    /// Like [`Store::remove_many`], it only moves values out: the caller drops them.
+    ///
+    /// O(n - lo + k log k + g) for `g` handles, where `lo` is the lowest place that changes.
+    pub(crate) fn remove_and_settle(&mut self, gone: &[Entity]) -> Vec<T> {
+        if !gone.iter().any(|&e| self.contains(e)) {
+            self.settle();
+            return Vec::new();
+        }
+        let (index, _) = self.columns_mut();
+        let mut removed: Vec<u32> = Vec::with_capacity(gone.len());
+        for &e in gone {
+            if let Some(d) = index.dense_index(e) {
+                // Clearing the back-pointer as each is found makes a repeat count once.
+                index.sparse.set_existing(e.slot(), ABSENT);
+                removed.push(d as u32);
+                // A removed element is no longer one to place.
+                if std::mem::replace(&mut index.displaced[d], false) {
+                    index.displaced_count -= 1;
+                }
+            }
+        }
+        // Ascending: a sort for few, one pass over a bitmap of the store for many (measured
+        // faster for a whole store removed in shuffled order, `despawn/batch`).
+        if removed.len() * 16 < index.entities.len() {
+            removed.sort_unstable();
+        } else {
+            let mut hole = vec![false; index.entities.len()];
+            for &d in &removed {
+                hole[d as usize] = true;
+            }
+            removed.clear();
+            removed.extend((0u32..).zip(&hole).filter(|(_, h)| **h).map(|(d, _)| d));
+        }
+        self.reorder(removed)
+    }
+
+    /// Sorts the dense columns by slot and drops the elements at `removed` (ascending dense
+    /// positions, none flagged, back-pointers already cleared); returns the dropped values.
+    fn reorder(&mut self, removed: Vec<u32>) -> Vec<T> {
         let (index, columns) = self.columns_mut();
-        let first = index
-            .displaced
-            .iter()
-            .position(|&d| d)
-            .expect("a positive displaced_count has a flag");
-        let plan = settle::Plan::new(&index.entities, &index.displaced, first);
+        let n = index.entities.len();
+        let first = index.displaced.iter().position(|&d| d).unwrap_or(n);
+        let plan = settle::Plan::new(&index.entities, &index.displaced, first, removed);
         // Only `lo..` moves, back-pointers included.
         plan.apply_index(
             &mut index.entities,
@@ -804,10 +848,19 @@ impl<T> Store<T> {
             &mut columns.changed,
             &mut index.sparse,
         );
-        plan.apply_values(&mut columns.values);
-        // Every flag is at `first` or after it.
-        index.displaced[first..].fill(false);
+        let removed = plan.apply_values(&mut columns.values);
+        let len = plan.len_after();
+        index.entities.truncate(len);
+        index.added.truncate(len);
+        columns.changed.truncate(len);
+        index.displaced.truncate(len);
+        // Every flag was at `first` or after it.
+        if first < len {
+            index.displaced[first..].fill(false);
+        }
         index.displaced_count = 0;
+        debug_assert_eq!(columns.values.len(), len);
+        removed
     }
 
     /// `(Entity, &T)` in ascending slot order.

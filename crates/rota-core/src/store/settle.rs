@@ -1,5 +1,5 @@
 //! The reordering behind `Store::settle`: one merge plan computed from the entity column, then
-//! applied to every parallel column as a gather (no `unsafe`, no column reallocated).
+//! applied to every parallel column (no `unsafe`).
 //!
 //! # Layout and invariants
 //!
@@ -10,86 +10,273 @@
 //!
 //! ```text
 //!   positions:  0 .. lo          lo .. n
-//!               untouched        order[i] = where the element that ends at lo + i is now
+//!               untouched        pieces: [clean run][flagged][clean run][clean run][flagged]..
 //! ```
 //!
 //! * `lo` is the lowest position whose element may change: every position below it holds a clean
 //!   element with a slot below the smallest flagged one, so it is already in its final place.
-//! * `order` is a permutation of `lo..n` (stored relative to `lo`): the clean elements of
-//!   `lo..n` in their current (ascending) order, with the flagged ones merged in by slot.
+//! * `pieces` lists `lo..` in its final order. A *run* is a stretch of clean elements that are
+//!   next to each other now and stay next to each other (it ends at a flagged or removed
+//!   element, or where a flagged slot merges in); a *single* is one flagged element. There are
+//!   at most `2k + r + 1` pieces for `r` removals, so the plan costs O(k log k + r) to build
+//!   whatever `n` is.
+//! * A plan may also drop elements (`Store::remove_and_settle`): their places end runs and
+//!   are written by no piece; the columns are `r` shorter afterwards.
 //!
-//! Applying it moves each element of `lo..n` once per column, reading from a copy of the
-//! suffix, so the cost is O(n - lo) per column plus O(k log k) for the sort; the elements below
-//! `lo` are not read.
+//! Applying it moves each run as one block (`copy_within` for the index columns, in place), so
+//! the cost is O(n - lo) per column in block copies, plus the back-pointers of the elements that
+//! actually move; a run that ends where it started is not touched at all.
+//!
+//! ## Why the in-place block moves never overwrite a run before it is read
+//!
+//! Runs keep their relative order, so a run's shift `to - from` changes between two runs only
+//! by the singles merged in between (+1 each) and the flagged or removed places skipped (−1
+//! each). Runs are
+//! moved in output order, except that a maximal sequence of runs shifting right (`to > from`)
+//! is moved last-first:
+//!
+//! * a run shifting left (or not at all) writes below its own end, and every later run starts
+//!   at or after that end;
+//! * within a right-shifting sequence, each run writes above its own start, and the runs before
+//!   it (moved after it) end at or before that start;
+//! * where a right-shifting sequence ends because the shift drops to `s <= 0`, at least
+//!   `shift + |s|` skipped places lie between the two runs, so the last right-shifting run's
+//!   destination ends at or before the next run's start.
+//!
+//! The singles' own fields are saved before any run moves (runs may land on their places) and
+//! written last.
 
 use super::sparse::SparsePages;
 use crate::entity::Entity;
 use crate::tick::Tick;
 
+/// One piece of the final order: `len` elements now at `from..from + len` (absolute
+/// positions), ending at `to..to + len`.
+#[derive(Clone, Copy, Debug)]
+struct Piece {
+    from: u32,
+    to: u32,
+    /// 0 for a single (one flagged element); otherwise the run's length.
+    len: u32,
+}
+
+impl Piece {
+    fn is_single(self) -> bool {
+        self.len == 0
+    }
+}
+
 /// Where every element of `lo..` comes from once the columns are in slot order.
 pub(super) struct Plan {
     /// The lowest position that changes.
     pub(super) lo: usize,
-    /// `order[i]`: the current position, relative to `lo`, of the element that ends at `lo + i`.
-    order: Vec<u32>,
+    /// `lo..n` in final order (see the module docs).
+    pieces: Vec<Piece>,
+    /// The flagged positions, ascending (the values' gather takes them out in this order).
+    flagged: Vec<u32>,
+    /// The positions whose elements leave the store, ascending; none is flagged.
+    removed: Vec<u32>,
+    /// For each single, in output order: its index in `flagged`.
+    single_rank: Vec<u32>,
+}
+
+/// The positions at or after `first` whose flag is set, ascending. Flags are read eight at a
+/// time: packed into a `u64` (one byte each, 0 or 1), one multiplication gathers them into the
+/// top byte, so a stretch of clean elements costs about a cycle per eight.
+fn flagged_positions(displaced: &[bool], first: usize) -> Vec<u32> {
+    // Byte i (0 or 1) times the constant lands on bit 56 + i; every other product falls below
+    // bit 56 or past bit 63, and no two share a bit (so nothing carries into the top byte).
+    const GATHER: u64 = 0x0102_0408_1020_4080;
+    let mut out = Vec::new();
+    let flags = &displaced[first..];
+    let mut eights = flags.chunks_exact(8);
+    for (c, eight) in eights.by_ref().enumerate() {
+        let bytes: [u8; 8] = std::array::from_fn(|i| u8::from(eight[i]));
+        let mut mask = u64::from_le_bytes(bytes).wrapping_mul(GATHER) >> 56;
+        while mask != 0 {
+            out.push((first + c * 8 + mask.trailing_zeros() as usize) as u32);
+            mask &= mask - 1;
+        }
+    }
+    let rest = flags.len() - eights.remainder().len();
+    for (i, &f) in eights.remainder().iter().enumerate() {
+        if f {
+            out.push((first + rest + i) as u32);
+        }
+    }
+    out
+}
+
+/// Builds the pieces in output order, tracking where the next one lands.
+struct Pieces {
+    pieces: Vec<Piece>,
+    single_rank: Vec<u32>,
+    to: u32,
+}
+
+impl Pieces {
+    /// The clean elements now at `run`, next in the final order (nothing if it is empty).
+    fn run(&mut self, run: std::ops::Range<usize>) {
+        if !run.is_empty() {
+            let len = run.len() as u32;
+            self.pieces.push(Piece {
+                from: run.start as u32,
+                to: self.to,
+                len,
+            });
+            self.to += len;
+        }
+    }
+
+    /// The flagged element now at `from` (number `rank` of the flagged positions), next.
+    fn single(&mut self, from: u32, rank: u32) {
+        self.pieces.push(Piece {
+            from,
+            to: self.to,
+            len: 0,
+        });
+        self.single_rank.push(rank);
+        self.to += 1;
+    }
+}
+
+/// The flagged and removed positions merged in ascending order, each with whether it is
+/// flagged (a single) or removed.
+struct Breaks<'a> {
+    flagged: std::iter::Peekable<std::slice::Iter<'a, u32>>,
+    removed: std::iter::Peekable<std::slice::Iter<'a, u32>>,
+}
+
+impl<'a> Breaks<'a> {
+    fn new(flagged: &'a [u32], removed: &'a [u32]) -> Self {
+        Breaks {
+            flagged: flagged.iter().peekable(),
+            removed: removed.iter().peekable(),
+        }
+    }
+}
+
+impl Iterator for Breaks<'_> {
+    /// A position, and `true` if it is flagged.
+    type Item = (u32, bool);
+
+    fn next(&mut self) -> Option<(u32, bool)> {
+        match (self.flagged.peek(), self.removed.peek()) {
+            (Some(&&f), Some(&&r)) if r < f => self.removed.next().map(|&r| (r, false)),
+            (Some(_), _) => self.flagged.next().map(|&f| (f, true)),
+            (None, _) => self.removed.next().map(|&r| (r, false)),
+        }
+    }
 }
 
 impl Plan {
-    /// The plan that sorts `entities` by slot, given that the elements whose `displaced` flag is
-    /// clear are already ascending and that the first flag set is at `first`.
-    pub(super) fn new(entities: &[Entity], displaced: &[bool], first: usize) -> Plan {
+    /// The plan that sorts `entities` by slot and drops the elements at `removed` (ascending
+    /// positions, none flagged), given that the elements whose `displaced` flag is clear are
+    /// already ascending and that no flag is set before `first`.
+    pub(super) fn new(
+        entities: &[Entity],
+        displaced: &[bool],
+        first: usize,
+        removed: Vec<u32>,
+    ) -> Plan {
         debug_assert_eq!(entities.len(), displaced.len());
-        // The flagged elements: where they are (ascending), and by slot (packed keys, one
-        // `u64` compare per step).
-        let holes: Vec<u32> = displaced[first..]
+        debug_assert!(removed.windows(2).all(|w| w[0] < w[1]));
+        let flagged = flagged_positions(displaced, first);
+        // The flagged elements by slot (packed keys, one `u64` compare per step): slot, then
+        // rank among the flagged positions.
+        let mut moved: Vec<u64> = flagged
             .iter()
             .enumerate()
-            .filter(|&(_, &flag)| flag)
-            .map(|(i, _)| (first + i) as u32)
-            .collect();
-        let mut moved: Vec<u64> = holes
-            .iter()
-            .map(|&at| (u64::from(entities[at as usize].slot()) << 32) | u64::from(at))
+            .map(|(rank, &at)| (u64::from(entities[at as usize].slot()) << 32) | rank as u64)
             .collect();
         moved.sort_unstable();
         let smallest = moved.first().map_or(u32::MAX, |&key| (key >> 32) as u32);
-        // Everything before `first` is clean and ascending: what sorts below the smallest
-        // flagged slot stays where it is.
-        let lo = entities[..first].partition_point(|e| e.slot() < smallest);
-        let mut order: Vec<u32> = Vec::with_capacity(entities.len() - lo);
+        // Everything before `first` and before the first removal is clean, ascending and
+        // staying: what sorts below the smallest flagged slot keeps its place.
+        let first_removed = removed.first().map_or(entities.len(), |&at| at as usize);
+        let still = first.min(first_removed);
+        let lo = entities[..still].partition_point(|e| e.slot() < smallest);
+        let mut out = Pieces {
+            pieces: Vec::with_capacity(2 * flagged.len() + removed.len() + 1),
+            single_rank: Vec::with_capacity(flagged.len()),
+            to: lo as u32,
+        };
         let mut moved = moved
             .iter()
-            .map(|&key| ((key >> 32) as u32, key as u32 - lo as u32))
+            .map(|&key| ((key >> 32) as u32, key as u32))
             .peekable();
-        // The clean elements of `lo..` come in runs between the holes; each run is ascending,
-        // so the flagged slots that fall inside it are placed by binary search and the clean
-        // stretches between them are pushed as ranges.
-        let ends = holes.iter().map(|&h| h as usize).chain([entities.len()]);
+        // The clean elements of `lo..` come in runs between the flagged and removed places;
+        // each run is ascending, so the flagged slots that fall inside it are placed by binary
+        // search.
+        let ends = Breaks::new(&flagged, &removed)
+            .map(|(at, _)| at as usize)
+            .chain([entities.len()]);
         let mut start = lo;
         for end in ends {
             let mut run = start..end;
-            while let Some(&(slot, at)) = moved.peek() {
+            while let Some(&(slot, rank)) = moved.peek() {
                 // Most runs hold no flagged slot: their last element says so without a search.
                 if run.is_empty() || entities[run.end - 1].slot() < slot {
                     break;
                 }
                 let cut = run.start + entities[run.clone()].partition_point(|e| e.slot() < slot);
-                order.extend((run.start - lo) as u32..(cut - lo) as u32);
-                order.push(at);
+                out.run(run.start..cut);
+                out.single(flagged[rank as usize], rank);
                 moved.next();
                 run.start = cut;
             }
-            order.extend((run.start - lo) as u32..(run.end - lo) as u32);
+            out.run(run);
             start = end + 1;
         }
-        order.extend(moved.map(|(_, at)| at));
-        debug_assert_eq!(order.len(), entities.len() - lo);
-        Plan { lo, order }
+        for (_, rank) in moved {
+            out.single(flagged[rank as usize], rank);
+        }
+        debug_assert_eq!(out.to as usize, entities.len() - removed.len());
+        Plan {
+            lo,
+            pieces: out.pieces,
+            flagged,
+            removed,
+            single_rank: out.single_rank,
+        }
     }
 
-    /// Reorders the index columns — entities and both tick columns — in one gather, and points
-    /// each moved entity's sparse entry at its new place in the same loop: one pass over the
-    /// plan instead of one per column, plus one for the back-pointers.
+    /// How many elements the columns hold once the plan is applied.
+    pub(super) fn len_after(&self) -> usize {
+        self.pieces
+            .last()
+            .map_or(self.lo, |p| p.to as usize + p.len.max(1) as usize)
+    }
+
+    /// The runs in the order they can be moved in place (module docs): output order, except
+    /// that each maximal sequence of right-shifting runs is reversed.
+    fn runs_in_move_order(&self) -> impl Iterator<Item = Piece> + '_ {
+        let runs: Vec<Piece> = self
+            .pieces
+            .iter()
+            .copied()
+            .filter(|p| !p.is_single())
+            .collect();
+        let mut order = Vec::with_capacity(runs.len());
+        let mut i = 0;
+        while i < runs.len() {
+            let mut j = i;
+            while j < runs.len() && runs[j].to > runs[j].from {
+                j += 1;
+            }
+            if j > i {
+                order.extend(runs[i..j].iter().rev());
+                i = j;
+            } else {
+                order.push(runs[i]);
+                i += 1;
+            }
+        }
+        order.into_iter()
+    }
+
+    /// Reorders the index columns — entities and both tick columns — in place, block by block,
+    /// and points each moved entity's sparse entry at its new place.
     pub(super) fn apply_index(
         &self,
         entities: &mut [Entity],
@@ -97,38 +284,85 @@ impl Plan {
         changed: &mut [Tick],
         sparse: &mut SparsePages,
     ) {
-        let lo = self.lo;
-        let (from_entities, from_added, from_changed) = (
-            entities[lo..].to_vec(),
-            added[lo..].to_vec(),
-            changed[lo..].to_vec(),
-        );
-        let to = entities[lo..]
-            .iter_mut()
-            .zip(&mut added[lo..])
-            .zip(&mut changed[lo..]);
-        for (at, (((entity, added), changed), &from)) in (lo as u32..).zip(to.zip(&self.order)) {
-            let from = from as usize;
-            *entity = from_entities[from];
-            *added = from_added[from];
-            *changed = from_changed[from];
-            sparse.set_existing(entity.slot(), at);
+        // The singles' fields, before a run lands on their places.
+        let singles: Vec<(Entity, Tick, Tick)> = self
+            .pieces
+            .iter()
+            .filter(|p| p.is_single())
+            .map(|p| {
+                let at = p.from as usize;
+                (entities[at], added[at], changed[at])
+            })
+            .collect();
+        for run in self.runs_in_move_order() {
+            if run.to == run.from {
+                continue; // already in place, back-pointers included
+            }
+            let (from, to, len) = (run.from as usize, run.to as usize, run.len as usize);
+            entities.copy_within(from..from + len, to);
+            added.copy_within(from..from + len, to);
+            changed.copy_within(from..from + len, to);
+            for (at, entity) in (run.to..).zip(&entities[to..to + len]) {
+                sparse.set_existing(entity.slot(), at);
+            }
+        }
+        let single_places = self.pieces.iter().filter(|p| p.is_single());
+        for (p, (entity, a, c)) in single_places.zip(singles) {
+            let to = p.to as usize;
+            entities[to] = entity;
+            added[to] = a;
+            changed[to] = c;
+            sparse.set_existing(entity.slot(), p.to);
         }
     }
 
-    /// Reorders the value column, whose `T` may be neither `Copy` nor `Clone`: the suffix is
-    /// moved out into `Option`s and taken back in the planned order.
-    pub(super) fn apply_values<T>(&self, column: &mut Vec<T>) {
+    /// Reorders the value column, whose `T` may be neither `Copy` nor `Clone`, and returns the
+    /// removed values (in position order). Each value moves twice, in blocks, and none through
+    /// an `Option`.
+    ///
+    /// The suffix is drained once: the clean values between two flagged or removed places go
+    /// to `clean` as a block, each flagged value to its place in `singles`, each removed one
+    /// to the result. The final order is then pushed piece by piece: a run is the next block
+    /// of `clean`, a single comes from `singles`. O(n - lo) moves plus O(k).
+    pub(super) fn apply_values<T>(&self, column: &mut Vec<T>) -> Vec<T> {
         if size_of::<T>() == 0 {
             // Values of a zero-sized type (tags) are all alike and a `Vec` of them is only a
-            // length: any order is this one.
-            return;
+            // length: any order is this one, and any `removed.len()` of them are the removed.
+            let keep = column.len() - self.removed.len();
+            return column.split_off(keep);
         }
-        let mut tail: Vec<Option<T>> = column.drain(self.lo..).map(Some).collect();
-        column.extend(self.order.iter().map(|&from| {
-            tail[from as usize]
-                .take()
-                .expect("a settle plan is a permutation: each element is taken once")
-        }));
+        let tail = column.len() - self.lo;
+        let mut removed: Vec<T> = Vec::with_capacity(self.removed.len());
+        let mut clean: Vec<T> = Vec::with_capacity(tail - self.flagged.len() - self.removed.len());
+        let mut singles: Vec<Option<T>> = Vec::with_capacity(self.flagged.len());
+        let mut drain = column.drain(self.lo..);
+        let mut front = self.lo;
+        for (at, flagged) in Breaks::new(&self.flagged, &self.removed) {
+            clean.extend(drain.by_ref().take(at as usize - front));
+            let value = drain.next();
+            if flagged {
+                singles.push(value);
+            } else {
+                removed.extend(value);
+            }
+            front = at as usize + 1;
+        }
+        clean.extend(drain);
+        let mut clean = clean.into_iter();
+        let mut ranks = self.single_rank.iter();
+        for p in &self.pieces {
+            if p.is_single() {
+                let rank = *ranks.next().expect("one rank per single") as usize;
+                column.push(
+                    singles[rank]
+                        .take()
+                        .expect("a settle plan is a permutation: each single is placed once"),
+                );
+            } else {
+                column.extend(clean.by_ref().take(p.len as usize));
+            }
+        }
+        debug_assert!(clean.next().is_none());
+        removed
     }
 }

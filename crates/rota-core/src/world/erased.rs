@@ -17,6 +17,8 @@ pub(crate) trait ErasedStore: Any + Send + Sync {
     /// Removes every held entity of `gone`; used by batched despawns. Returns their values
     /// (a `Vec<T>`), not yet dropped: the caller drops them once every store is consistent.
     fn remove_many(&mut self, gone: &[Entity]) -> Box<dyn Any + Send>;
+    /// `remove_many` then `settle`, in one pass (`Store::remove_and_settle`).
+    fn remove_and_settle(&mut self, gone: &[Entity]) -> Box<dyn Any + Send>;
     fn settle(&mut self);
     fn len(&self) -> usize;
     fn check_invariants(&self) -> Result<(), String>;
@@ -60,6 +62,9 @@ impl<T: Component> ErasedStore for Store<T> {
     }
     fn remove_many(&mut self, gone: &[Entity]) -> Box<dyn Any + Send> {
         Box::new(Store::remove_many(self, gone))
+    }
+    fn remove_and_settle(&mut self, gone: &[Entity]) -> Box<dyn Any + Send> {
+        Box::new(Store::remove_and_settle(self, gone))
     }
     fn settle(&mut self) {
         Store::settle(self)

@@ -57,19 +57,18 @@ impl UnsettledStore<'_> {
         self.store.len() == 0
     }
 
-    /// Removes what the store owes (see the type's docs), then sorts it (`World::settle` for
-    /// this store alone). The removed values are dropped last, once the store is whole.
+    /// Removes what the store owes (see the type's docs) and sorts it (`World::settle` for
+    /// this store alone), in one pass over the values that move. The removed values are
+    /// dropped last, once the store is whole.
     pub fn settle(self) {
-        let removed = match self.gone {
+        match self.gone {
             Some(gone) if !gone.is_empty() => {
-                let removed = self.store.remove_many(gone);
+                let removed = self.store.remove_and_settle(gone);
                 gone.clear();
-                Some(removed)
+                drop(removed);
             }
-            _ => None,
-        };
-        self.store.settle();
-        drop(removed);
+            _ => self.store.settle(),
+        }
     }
 }
 
