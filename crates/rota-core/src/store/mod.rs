@@ -819,8 +819,8 @@ impl<T> Store<T> {
                 }
             }
         }
-        // Ascending: a sort for few, one pass over a bitmap of the store for many (measured
-        // faster for a whole store removed in shuffled order, `despawn/batch`).
+        // Ascending: a sort for few, for many one pass over a bitmap of the store (O(n)
+        // rather than O(g log g)).
         if removed.len() * 16 < index.entities.len() {
             removed.sort_unstable();
         } else {
