@@ -85,6 +85,9 @@ fn ticked_then_deaths(entities: &[Entity]) -> Store<Position> {
     s
 }
 
+/// Builds a store of `entities` in some disorder, for a settle bench.
+type Disorder = fn(&[Entity]) -> Store<Position>;
+
 fn sum(it: impl Iterator<Item = f32>) -> f32 {
     it.fold(0.0, |a, b| a + b)
 }
@@ -136,40 +139,25 @@ fn bench_store(c: &mut Criterion) {
             &settled,
             |b, s| b.iter(|| sum(s.iter().map(|(_, p)| p.0[0] + p.0[1] + p.0[2]))),
         );
-        g.bench_with_input(BenchmarkId::new("settle_after_churn", n), &es, |b, es| {
-            b.iter_batched(
-                || churned(es),
-                |mut s| {
-                    s.settle();
-                    s
-                },
-                criterion::BatchSize::LargeInput,
-            )
-        });
-        g.bench_with_input(BenchmarkId::new("settle_after_tick", n), &es, |b, es| {
-            b.iter_batched(
-                || ticked(es),
-                |mut s| {
-                    s.settle();
-                    s
-                },
-                criterion::BatchSize::LargeInput,
-            )
-        });
-        g.bench_with_input(
-            BenchmarkId::new("settle_births_in_holes", n),
-            &es,
-            |b, es| {
+        // The settle alone, after three kinds of disorder (the store is rebuilt, untimed, for
+        // each iteration).
+        let shapes: [(&str, Disorder); 3] = [
+            ("settle_after_churn", churned),
+            ("settle_after_tick", ticked),
+            ("settle_births_in_holes", ticked_then_deaths),
+        ];
+        for (name, disorder) in shapes {
+            g.bench_with_input(BenchmarkId::new(name, n), &es, |b, es| {
                 b.iter_batched(
-                    || ticked_then_deaths(es),
+                    || disorder(es),
                     |mut s| {
                         s.settle();
                         s
                     },
                     criterion::BatchSize::LargeInput,
                 )
-            },
-        );
+            });
+        }
         let mut half = Store::new();
         for &e in es.iter().step_by(2) {
             half.insert(e, 1.0f32);
