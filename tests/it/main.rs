@@ -25,6 +25,7 @@ mod schedule_profile;
 mod schedule_threads;
 mod seal;
 mod settle_model;
+mod settle_through_commands;
 mod snapshot_cow;
 mod snapshot_model;
 mod soak;

@@ -17,9 +17,10 @@
 //!   element with a slot below the smallest flagged one, so it is already in its final place.
 //! * `pieces` lists `lo..` in its final order. A *run* is a stretch of clean elements that are
 //!   next to each other now and stay next to each other (it ends at a flagged or removed
-//!   element, or where a flagged slot merges in); a *single* is one flagged element. There are
-//!   at most `2k + r + 1` pieces for `r` removals, so the plan costs O(k log k + r) to build
-//!   whatever `n` is.
+//!   element, or where a flagged slot merges in); a *single* is one flagged element. Each
+//!   single adds itself and may split a run in two, each removal may split one, so there are
+//!   at most `3k + r + 1` pieces for `r` removals: past finding the flags (a scan of the flag
+//!   column from the first one, eight at a time), the plan costs O(k log n + r) to build.
 //! * A plan may also drop elements (`Store::remove_and_settle`): their places end runs and
 //!   are written by no piece; the columns are `r` shorter afterwards.
 //!
@@ -42,6 +43,13 @@
 //! * where a right-shifting sequence ends because the shift drops to `s <= 0`, at least
 //!   `shift + |s|` skipped places lie between the two runs, so the last right-shifting run's
 //!   destination ends at or before the next run's start.
+//!
+//! Put directly: if run P is moved before run R, P's destination does not overlap R's source.
+//! If P comes first in output order, either P does not shift right, or a run that does not
+//! shift right lies between them; either way P's destination ends at or before R's start.
+//! Otherwise both are in one right-shifting sequence, and P's destination starts above R's
+//! end. A run that does not move is skipped: its places are its own destination, which no
+//! other piece writes.
 //!
 //! The singles' own fields are saved before any run moves (runs may land on their places) and
 //! written last.
@@ -197,7 +205,7 @@ impl Plan {
         let still = first.min(first_removed);
         let lo = entities[..still].partition_point(|e| e.slot() < smallest);
         let mut out = Pieces {
-            pieces: Vec::with_capacity(2 * flagged.len() + removed.len() + 1),
+            pieces: Vec::with_capacity(3 * flagged.len() + removed.len() + 1),
             single_rank: Vec::with_capacity(flagged.len()),
             to: lo as u32,
         };
@@ -317,8 +325,8 @@ impl Plan {
     }
 
     /// Reorders the value column, whose `T` may be neither `Copy` nor `Clone`, and returns the
-    /// removed values (in position order). Each value moves twice, in blocks, and none through
-    /// an `Option`.
+    /// removed values (in position order). Each clean value moves twice, in blocks; only the
+    /// `k` displaced ones wait in `Option`s.
     ///
     /// The suffix is drained once: the clean values between two flagged or removed places go
     /// to `clean` as a block, each flagged value to its place in `singles`, each removed one
