@@ -456,6 +456,22 @@ impl IndexColumns {
         let d = d as usize;
         (self.entities[d] == entity).then_some(d)
     }
+
+    /// The first step of removing every held entity of `gone` in bulk: each one's back-pointer
+    /// is cleared (so a repeated handle is found once) and its displacement flag dropped (it
+    /// will not need placing), and `found` is called with its dense position. The columns
+    /// themselves are left to the caller.
+    fn detach(&mut self, gone: &[Entity], mut found: impl FnMut(usize)) {
+        for &e in gone {
+            if let Some(d) = self.dense_index(e) {
+                self.sparse.set_existing(e.slot(), ABSENT);
+                if std::mem::replace(&mut self.displaced[d], false) {
+                    self.displaced_count -= 1;
+                }
+                found(d);
+            }
+        }
+    }
 }
 
 impl<T: fmt::Debug> fmt::Debug for Store<T> {
@@ -672,16 +688,10 @@ impl<T> Store<T> {
         let len = index.entities.len();
         let mut hole = vec![false; len];
         let mut first = len;
-        for &e in gone {
-            if let Some(d) = index.dense_index(e) {
-                index.sparse.set_existing(e.slot(), ABSENT);
-                hole[d] = true;
-                first = first.min(d);
-                if index.displaced[d] {
-                    index.displaced_count -= 1;
-                }
-            }
-        }
+        index.detach(gone, |d| {
+            hole[d] = true;
+            first = first.min(d);
+        });
         // One pass over the index columns from the first hole: each kept element moves down to
         // the next free place (keeping relative order, so clean elements stay ascending) and its
         // back-pointer follows.
@@ -811,17 +821,7 @@ impl<T> Store<T> {
         }
         let (index, _) = self.columns_mut();
         let mut removed: Vec<u32> = Vec::with_capacity(gone.len());
-        for &e in gone {
-            if let Some(d) = index.dense_index(e) {
-                // Clearing the back-pointer as each is found makes a repeat count once.
-                index.sparse.set_existing(e.slot(), ABSENT);
-                removed.push(d as u32);
-                // A removed element is no longer one to place.
-                if std::mem::replace(&mut index.displaced[d], false) {
-                    index.displaced_count -= 1;
-                }
-            }
-        }
+        index.detach(gone, |d| removed.push(d as u32));
         // Ascending: a sort for few, for many one pass over a bitmap of the store (O(n)
         // rather than O(g log g)).
         if removed.len() * 16 < index.entities.len() {
