@@ -608,6 +608,32 @@ mod store_model_with_removals {
         Ok(())
     }
 
+    /// Inserts value `id` for `e` at tick `now` into both the store and the oracle, checking
+    /// the value it replaces.
+    fn insert_both(
+        store: &mut Store<V>,
+        oracle: &mut Oracle,
+        e: Entity,
+        id: u64,
+        now: u32,
+    ) -> Result<(), TestCaseError> {
+        let old = store.insert(e, V::new(e.slot(), id));
+        let t = Tick::new(now);
+        match oracle.get_mut(&e.slot()) {
+            Some(o) => {
+                prop_assert_eq!(old.map(|v| v.id), Some(o.1));
+                o.0 = e;
+                o.1 = id;
+                o.3 = t;
+            }
+            None => {
+                prop_assert!(old.is_none());
+                oracle.insert(e.slot(), (e, id, t, t));
+            }
+        }
+        Ok(())
+    }
+
     fn run(ops: Vec<Op>, slots: u32) -> Result<(), TestCaseError> {
         let base = LIVE.with(Cell::get);
         {
@@ -622,43 +648,17 @@ mod store_model_with_removals {
                 match op {
                     Op::Insert(s, g) => {
                         next_id += 1;
-                        let e = ent(s, g);
-                        let old = store.insert(e, V::new(s, next_id));
-                        let t = Tick::new(now);
-                        match oracle.get_mut(&s) {
-                            Some(o) => {
-                                prop_assert_eq!(old.map(|v| v.id), Some(o.1));
-                                o.0 = e;
-                                o.1 = next_id;
-                                o.3 = t;
-                            }
-                            None => {
-                                prop_assert!(old.is_none());
-                                oracle.insert(s, (e, next_id, t, t));
-                            }
-                        }
+                        insert_both(&mut store, &mut oracle, ent(s, g), next_id, now)?;
                     }
                     Op::InsertAscending(s, n) => {
                         for s in s..(s + n).min(slots) {
                             next_id += 1;
                             let e = ent(s, 0);
-                            let t = Tick::new(now);
                             // A slot held under another generation is left alone.
                             if oracle.get(&s).is_some_and(|o| o.0 != e) {
                                 continue;
                             }
-                            let old = store.insert(e, V::new(s, next_id));
-                            match oracle.get_mut(&s) {
-                                Some(o) => {
-                                    prop_assert_eq!(old.map(|v| v.id), Some(o.1));
-                                    o.1 = next_id;
-                                    o.3 = t;
-                                }
-                                None => {
-                                    prop_assert!(old.is_none());
-                                    oracle.insert(s, (e, next_id, t, t));
-                                }
-                            }
+                            insert_both(&mut store, &mut oracle, e, next_id, now)?;
                         }
                     }
                     Op::Remove(s) => {
