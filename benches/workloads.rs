@@ -1,6 +1,7 @@
 //! The classic ecs_bench_suite workloads, on rota alone (the peer comparison lives in
 //! `benches/peers`): simple_insert, simple_iter, fragmented_iter, add_remove, and despawn (10k
-//! entities with 4 components despawned in a shuffled order, one by one and as a batch).
+//! entities with 4 components despawned in a shuffled order, one by one and as a batch), and
+//! the application of command buffers of scattered despawns and spawns in a big world.
 //!
 //! Run: `cargo bench --bench workloads`
 
@@ -167,12 +168,122 @@ fn despawn(c: &mut Criterion) {
     group.finish();
 }
 
+/// Applies `queue` (which must apply cleanly) and returns how long it took up to the settle.
+fn applied(world: &mut World, queue: rota::CommandQueue) -> std::time::Duration {
+    let start = std::time::Instant::now();
+    let mut took = None;
+    let report = world.apply_and_settle_with([queue], |stores| {
+        took = Some(start.elapsed());
+        drop(stores);
+    });
+    assert!(report.is_clean(), "{report:?}");
+    took.expect("settle is called once")
+}
+
+/// Command application in a big world: 2,000 despawns recorded in ascending slot order, spread
+/// over 200,000 entities with the four simple_insert components (the ecosystem demo's deaths per
+/// tick). Times `apply_and_settle_with` up to the settle it hands the stores to — the commands
+/// alone; the removals and sort come after. Each iteration despawns a different set, so their
+/// slots are not left in the cache by the previous one; the setup spawns the last set back
+/// (into the same slots).
+fn commands(c: &mut Criterion) {
+    const BIG: usize = 200_000;
+    const DEATHS: usize = 2_000;
+    let mut world = World::new();
+    world.spawn_batch((0..BIG).map(|_| bundle()));
+    let mut state = 0x00C0_FFEE_u64;
+    let mut next = move || {
+        state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = state;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    };
+    // Up to `DEATHS` distinct slots, ascending, spread over the world.
+    let scattered = |next: &mut dyn FnMut() -> u64| {
+        let mut slots: Vec<u32> = (0..DEATHS).map(|_| (next() % BIG as u64) as u32).collect();
+        slots.sort_unstable();
+        slots.dedup();
+        slots
+    };
+    c.bench_function("commands/despawn_scattered", |b| {
+        b.iter_custom(|iters| {
+            let mut total = std::time::Duration::ZERO;
+            for _ in 0..iters {
+                let slots = scattered(&mut next);
+                let mut commands = world.commands();
+                for &slot in &slots {
+                    let entity = world
+                        .entities()
+                        .alive_at(slot)
+                        .expect("every slot is alive");
+                    commands.despawn(entity);
+                }
+                let queue = commands.finish();
+                total += applied(&mut world, queue);
+                world.spawn_batch((0..slots.len()).map(|_| bundle()));
+            }
+            total
+        })
+    });
+    // The births: as many spawns into slots freed (and the stores settled) before the commands
+    // were recorded, so they reuse those scattered slots.
+    c.bench_function("commands/spawn_scattered", |b| {
+        b.iter_custom(|iters| {
+            let mut total = std::time::Duration::ZERO;
+            for _ in 0..iters {
+                let gone: Vec<Entity> = (0..DEATHS)
+                    .filter_map(|_| world.entities().alive_at((next() % BIG as u64) as u32))
+                    .collect();
+                let born = world.despawn_batch(gone);
+                world.settle();
+                let mut commands = world.commands();
+                for _ in 0..born {
+                    commands.spawn(bundle());
+                }
+                let queue = commands.finish();
+                total += applied(&mut world, queue);
+            }
+            total
+        })
+    });
+    // Inserting a component into as many scattered entities, then removing it: two buffers,
+    // both timed up to their settles.
+    c.bench_function("commands/insert_remove_scattered", |b| {
+        b.iter_custom(|iters| {
+            let mut total = std::time::Duration::ZERO;
+            for _ in 0..iters {
+                let slots = scattered(&mut next);
+                let chosen: Vec<Entity> = slots
+                    .iter()
+                    .map(|&slot| world.entities().alive_at(slot).expect("alive"))
+                    .collect();
+                let mut inserts = world.commands();
+                for &e in &chosen {
+                    inserts.insert(e, AddB(1.0));
+                }
+                let inserts = inserts.finish();
+                let mut removes = world.commands();
+                for &e in &chosen {
+                    removes.remove::<AddB>(e);
+                }
+                let removes = removes.finish();
+                for queue in [inserts, removes] {
+                    total += applied(&mut world, queue);
+                }
+            }
+            total
+        })
+    });
+}
+
 criterion_group!(
     benches,
     simple_insert,
     simple_iter,
     fragmented_iter,
     add_remove,
-    despawn
+    despawn,
+    commands
 );
 criterion_main!(benches);

@@ -161,3 +161,23 @@ fn a_panicking_drop_in_despawn_batch_leaves_a_whole_world() {
         assert_whole_after_the_panic(&mut world, es, extra);
     }
 }
+
+/// A `despawn_batch` whose iterator panics part-way (after 40 of 100 entities — past one
+/// read-ahead chunk) leaves the entities it yielded despawned, the rest alive, and the world
+/// whole.
+#[test]
+fn despawn_batch_interrupted_by_a_panicking_iterator_leaves_a_whole_world() {
+    let mut world = World::new();
+    let es = world.spawn_batch((0..100).map(|i| (Hp(i),)));
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        world.despawn_batch(es.iter().enumerate().map(|(k, &e)| {
+            assert!(k < 40, "the iterator gives up");
+            e
+        }))
+    }));
+    assert!(result.is_err(), "the iterator panicked");
+    world.check_invariants().unwrap();
+    assert!(es[..40].iter().all(|&e| !world.is_alive(e)));
+    let left: Vec<u32> = world.query::<&Hp>().map(|hp| hp.0).collect();
+    assert_eq!(left, (40..100).collect::<Vec<u32>>());
+}

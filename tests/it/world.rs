@@ -663,6 +663,45 @@ fn second_of_two_concurrent_buffers_reports_reservation_taken() {
     world.check_invariants().unwrap();
 }
 
+/// Within one run of spawns, a reservation taken meanwhile is reported at its own index and
+/// skipped, while those before and after it spawn: here the slot of the second of three was
+/// occupied again by restoring a snapshot taken before it was freed.
+#[test]
+fn a_taken_reservation_inside_a_run_of_spawns_is_reported_at_its_index() {
+    let mut world = World::new();
+    let es = world.spawn_batch((0..4).map(|i| (A(i),)));
+    world.despawn(es[1]).unwrap();
+    let before = world.snapshot().unwrap();
+    world.despawn(es[2]).unwrap();
+    let mut commands = world.commands();
+    let reserved: Vec<_> = (10..13).map(|i| commands.spawn((A(i),))).collect();
+    assert_eq!(
+        reserved.iter().map(|e| e.slot()).collect::<Vec<_>>(),
+        [1, 2, 4],
+        "two freed slots, then a fresh one"
+    );
+    let queue = commands.finish();
+    world.restore(&before);
+
+    let report = world.apply(queue);
+    assert_eq!(report.applied, 2);
+    assert_eq!(
+        report.errors,
+        [CommandError::ReservationTaken {
+            index: 1,
+            entity: reserved[1],
+        }]
+    );
+    assert_eq!(
+        world.get::<A>(es[2]),
+        Some(&A(2)),
+        "the restored entity keeps its slot"
+    );
+    assert_eq!(world.get::<A>(reserved[0]), Some(&A(10)));
+    assert_eq!(world.get::<A>(reserved[2]), Some(&A(12)));
+    world.check_invariants().unwrap();
+}
+
 #[test]
 fn a_direct_spawn_takes_a_reserved_slot_and_the_buffer_reports_it() {
     let mut world = World::new();

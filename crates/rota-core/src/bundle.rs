@@ -39,6 +39,11 @@ pub trait Bundle: Send + 'static {
     #[doc(hidden)]
     fn push(self, columns: &mut Self::Columns<'_>, entity: Entity);
 
+    /// Reads the entries `push` will write for an entity at `slot` and returns a value made of
+    /// them: a read ahead that brings them into the cache (see `read_ahead.rs`).
+    #[doc(hidden)]
+    fn touch(columns: &Self::Columns<'_>, slot: u32) -> u64;
+
     /// Moves the components into their stores for `entity`, one lookup each (any bundle).
     #[doc(hidden)]
     fn insert(self, stores: &mut [StoreEntry], indices: &Self::Indices, entity: Entity);
@@ -55,6 +60,9 @@ impl Bundle for () {
         Some(())
     }
     fn push(self, _: &mut (), _: Entity) {}
+    fn touch(_: &(), _: u32) -> u64 {
+        0
+    }
     fn insert(self, _: &mut [StoreEntry], _: &[usize; 0], _: Entity) {}
 }
 
@@ -85,6 +93,10 @@ macro_rules! impl_bundle {
             #[inline]
             fn push(self, columns: &mut Self::Columns<'_>, entity: Entity) {
                 $(columns.$i.push(entity, self.$i);)+
+            }
+            #[inline]
+            fn touch(columns: &Self::Columns<'_>, slot: u32) -> u64 {
+                0 $(^ columns.$i.touch(slot))+
             }
             fn insert(self, stores: &mut [StoreEntry], indices: &Self::Indices, entity: Entity) {
                 $(downcast_mut::<$T>(&mut *stores[indices[$i]].store).insert(entity, self.$i);)+

@@ -28,6 +28,7 @@ use crate::component::Component;
 use crate::entity::{Entities, Entity, ReserveCursor};
 use crate::error::{CommandError, CommandKind, SpawnError};
 use crate::hierarchy::ChildOf;
+use crate::read_ahead::ReadAhead;
 use crate::system::{BundleDefers, DeferredBy, Unrestricted};
 use crate::world::{PendingDespawns, UnsettledStore, World};
 
@@ -63,7 +64,7 @@ impl Command {
 /// Drops removed values after a panic, each store's on its own: a second panic from a
 /// component's `Drop` is caught and discarded (the first one goes on), so every value is
 /// dropped — the same values whichever thread count settled the stores before the panic.
-fn drop_each(removed: Vec<Box<dyn Any + Send>>) {
+pub(crate) fn drop_each(removed: Vec<Box<dyn Any + Send>>) {
     for values in removed {
         let _ = catch_unwind(AssertUnwindSafe(|| drop(values)));
     }
@@ -630,7 +631,18 @@ impl World {
             failed: Vec::new(),
             report: ApplyReport::default(),
         };
-        for op in commands.recorded.ops {
+        // Despawns are scattered: their first reads are done ahead, a few at a time (see
+        // `read_ahead.rs`).
+        let mut ops = commands.recorded.ops.into_iter();
+        let mut ahead = ReadAhead::new();
+        loop {
+            ahead.step(ops.as_slice(), |op| match op {
+                Command::Despawn(entity) => self.touch_for_despawn(*entity),
+                _ => 0,
+            });
+            let Some(op) = ops.next() else {
+                break;
+            };
             let len = op.len();
             let waits = match &op {
                 Command::Despawn(_) => false,

@@ -511,6 +511,15 @@ impl Entities {
         Ok(Entity::new(slot as u32, self.first_generation))
     }
 
+    /// Reads `slot`'s entry and returns a value made of it (0 past the table): a read that
+    /// brings the entry into the cache (see `read_ahead.rs`).
+    #[inline]
+    pub(crate) fn touch(&self, slot: u32) -> u64 {
+        self.slots
+            .get(slot as usize)
+            .map_or(0, |s| u64::from(s.generation))
+    }
+
     /// Makes a reserved handle alive, if its slot is still exactly as it was reserved: free with
     /// that generation, or the next fresh slot.
     ///

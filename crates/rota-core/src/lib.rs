@@ -99,6 +99,7 @@ mod hierarchy;
 mod inline_vec;
 mod prefab;
 pub mod query;
+mod read_ahead;
 pub mod snapshot;
 mod store;
 pub mod system;

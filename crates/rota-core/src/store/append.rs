@@ -60,6 +60,15 @@ impl<T> Appender<'_, T> {
     }
 }
 
+impl<T> Appender<'_, T> {
+    /// Reads the sparse entry of `slot` (what `push` will write) and returns it: a read that
+    /// brings the entry into the cache (see `read_ahead.rs`).
+    #[inline]
+    pub(crate) fn touch(&self, slot: u32) -> u64 {
+        u64::from(self.index.sparse.get(slot))
+    }
+}
+
 impl<T> Drop for Appender<'_, T> {
     fn drop(&mut self) {
         let index = &mut *self.index;

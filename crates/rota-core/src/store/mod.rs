@@ -575,6 +575,13 @@ impl<T> Store<T> {
         self.index.dense_index(entity)
     }
 
+    /// Reads `slot`'s sparse entry (what an insert or remove there reads first) and returns it:
+    /// a read that brings the entry into the cache (see `read_ahead.rs`).
+    #[inline]
+    pub(crate) fn touch(&self, slot: u32) -> u64 {
+        u64::from(self.index.sparse.get(slot))
+    }
+
     /// Whether the store holds a value for `entity` (exact generation).
     #[inline]
     pub fn contains(&self, entity: Entity) -> bool {

@@ -78,6 +78,16 @@ impl Membership {
         self.bits[i] |= 1 << (store % 64);
     }
 
+    /// The first word of `slot`'s row (0 past the table): a read that brings the row into the
+    /// cache (see `World::touch_for_despawn`).
+    #[inline]
+    pub(crate) fn first_word(&self, slot: u32) -> u64 {
+        self.bits
+            .get(slot as usize * self.words)
+            .copied()
+            .unwrap_or(0)
+    }
+
     /// Records that `store` no longer holds `slot`.
     #[inline]
     pub(crate) fn clear(&mut self, slot: u32, store: usize) {

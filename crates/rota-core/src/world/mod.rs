@@ -11,11 +11,14 @@ mod snapshot;
 
 use std::any::TypeId;
 use std::collections::BTreeMap;
+use std::panic::{AssertUnwindSafe, catch_unwind, resume_unwind};
 
 use crate::bundle::Bundle;
+use crate::commands::drop_each;
 use crate::component::Component;
 use crate::entity::{Entities, Entity};
 use crate::error::{EntityNotAlive, SpawnError};
+use crate::read_ahead::{READ_AHEAD, ReadAhead};
 use crate::store::Store;
 use crate::tick::{CHECK_INTERVAL, ChangeWindow, Tick};
 pub(crate) use erased::{AnyValues, ErasedStore, downcast_mut, downcast_ref};
@@ -485,14 +488,49 @@ impl World {
     }
 
     /// `despawn_batch` once no entity of the batch is in a hierarchy.
+    ///
+    /// If the caller's iterator panics, every entity it yielded before is despawned whole
+    /// before the panic goes on (the removals finished, the values dropped one store at a
+    /// time), so the world it leaves is whole.
     fn despawn_batch_detached(&mut self, entities: impl IntoIterator<Item = Entity>) -> usize {
         let mut pending = PendingDespawns::default();
-        let despawned = entities
-            .into_iter()
-            .filter(|&entity| self.despawn_later(entity, &mut pending))
-            .count();
+        // Taken in chunks, each read ahead first (see `read_ahead.rs`).
+        let mut chunk: Vec<Entity> = Vec::with_capacity(READ_AHEAD);
+        let mut despawned = 0;
+        let walked = catch_unwind(AssertUnwindSafe(|| {
+            let mut entities = entities.into_iter();
+            let mut ahead = ReadAhead::new();
+            loop {
+                chunk.clear();
+                chunk.extend(entities.by_ref().take(READ_AHEAD));
+                if chunk.is_empty() {
+                    return;
+                }
+                ahead.touch_all(&chunk, |&entity| self.touch_for_despawn(entity));
+                for &entity in &chunk {
+                    despawned += usize::from(self.despawn_later(entity, &mut pending));
+                }
+            }
+        }));
+        if let Err(panic) = walked {
+            // What the iterator yielded into the chunk it was filling (a dead or repeated
+            // handle is a no-op, so the chunk may be walked again whole).
+            for &entity in &chunk {
+                self.despawn_later(entity, &mut pending);
+            }
+            drop_each(self.finish_despawns_keeping(&mut pending));
+            resume_unwind(panic)
+        }
         self.finish_despawns(&mut pending);
         despawned
+    }
+
+    /// Reads what [`World::despawn_later`] will read first for `entity` — its slot and its
+    /// membership row — and returns a value made of them (nothing changes): command
+    /// application reads a few despawns ahead (see `read_ahead.rs`).
+    #[inline]
+    pub(crate) fn touch_for_despawn(&self, entity: Entity) -> u64 {
+        self.entities.touch(entity.slot()) ^ self.membership.first_word(entity.slot())
     }
 
     /// The first half of a batched despawn of `entity` (in no hierarchy): the allocator frees

@@ -9,9 +9,12 @@
 use std::any::TypeId;
 
 use super::log::StructuralChange;
+use super::membership::Membership;
 use crate::bundle::Bundle;
 use crate::component::Component;
-use crate::entity::Entity;
+use crate::entity::{Entities, Entity};
+use crate::read_ahead::ReadAhead;
+use crate::store::Store;
 use crate::world::{World, downcast_mut};
 
 impl World {
@@ -22,14 +25,17 @@ impl World {
         items: Vec<(Entity, B)>,
         mut taken: impl FnMut(usize, Entity),
     ) {
-        let mut items = items.into_iter().enumerate();
+        let mut items = items.into_iter();
+        // The position of the next item in `items`' original order.
+        let mut k = 0;
         let (entity, bundle) = loop {
-            let Some((k, (entity, bundle))) = items.next() else {
+            let Some((entity, bundle)) = items.next() else {
                 return;
             };
+            k += 1;
             match self.entities.spawn_reserved(entity) {
                 Ok(()) => break (entity, bundle),
-                Err(_) => taken(k, entity),
+                Err(_) => taken(k - 1, entity),
             }
         };
         let indices = B::register(self);
@@ -42,7 +48,7 @@ impl World {
         } = self;
         let mut spawned: Vec<Entity> = Vec::new();
         let logging = log.is_some();
-        let mut record = |entity: Entity| {
+        let mut record = |membership: &mut Membership, entity: Entity| {
             for &i in indices.as_ref() {
                 membership.set(entity.slot(), i);
             }
@@ -52,26 +58,39 @@ impl World {
         };
         if let Some(mut columns) = B::columns(stores, &indices) {
             bundle.push(&mut columns, entity);
-            record(entity);
-            for (k, (entity, bundle)) in items {
+            record(membership, entity);
+            // Reserved slots are mostly reused ones, scattered: each item's first reads (its
+            // slot, its membership row, a sparse entry per store) are done ahead, a few items
+            // at a time (see `read_ahead.rs`).
+            let mut ahead = ReadAhead::new();
+            loop {
+                ahead.step(items.as_slice(), |(entity, _)| {
+                    let slot = entity.slot();
+                    entities.touch(slot) ^ membership.first_word(slot) ^ B::touch(&columns, slot)
+                });
+                let Some((entity, bundle)) = items.next() else {
+                    break;
+                };
+                k += 1;
                 match entities.spawn_reserved(entity) {
                     Ok(()) => {
                         bundle.push(&mut columns, entity);
-                        record(entity);
+                        record(membership, entity);
                     }
-                    Err(_) => taken(k, entity),
+                    Err(_) => taken(k - 1, entity),
                 }
             }
         } else {
             bundle.insert(stores, &indices, entity);
-            record(entity);
-            for (k, (entity, bundle)) in items {
+            record(membership, entity);
+            for (entity, bundle) in items {
+                k += 1;
                 match entities.spawn_reserved(entity) {
                     Ok(()) => {
                         bundle.insert(stores, &indices, entity);
-                        record(entity);
+                        record(membership, entity);
                     }
-                    Err(_) => taken(k, entity),
+                    Err(_) => taken(k - 1, entity),
                 }
             }
         }
@@ -89,12 +108,15 @@ impl World {
         items: Vec<(Entity, T)>,
         mut admit: impl FnMut(usize, Entity, bool) -> bool,
     ) {
-        let mut items = items.into_iter().enumerate();
+        let mut items = items.into_iter();
+        // The position of the next item in `items`' original order.
+        let mut k = 0;
         let (entity, value) = loop {
-            let Some((k, (entity, value))) = items.next() else {
+            let Some((entity, value)) = items.next() else {
                 return;
             };
-            if admit(k, entity, self.entities.is_alive(entity)) {
+            k += 1;
+            if admit(k - 1, entity, self.entities.is_alive(entity)) {
                 break (entity, value);
             }
         };
@@ -107,7 +129,7 @@ impl World {
             ..
         } = self;
         let store = downcast_mut::<T>(&mut *stores[i].store);
-        let mut insert = |entity: Entity, value: T| {
+        let mut insert = |store: &mut Store<T>, membership: &mut Membership, entity, value| {
             let replaced = store.insert(entity, value);
             if replaced.is_none()
                 && let Some(log) = log.as_mut()
@@ -118,10 +140,20 @@ impl World {
             // Dropped once the world's books agree with the store: its `Drop` may panic.
             drop(replaced);
         };
-        insert(entity, value);
-        for (k, (entity, value)) in items {
-            if admit(k, entity, entities.is_alive(entity)) {
-                insert(entity, value);
+        insert(store, membership, entity, value);
+        // The entities may be scattered: each item's first reads are done ahead, a few items at
+        // a time (see `read_ahead.rs`).
+        let mut ahead = ReadAhead::new();
+        loop {
+            ahead.step(items.as_slice(), |(entity, _)| {
+                touch_for_change(entities, membership, store, entity.slot())
+            });
+            let Some((entity, value)) = items.next() else {
+                return;
+            };
+            k += 1;
+            if admit(k - 1, entity, entities.is_alive(entity)) {
+                insert(store, membership, entity, value);
             }
         }
     }
@@ -142,7 +174,14 @@ impl World {
             ..
         } = self;
         let mut store = position.map(|i| (i, downcast_mut::<T>(&mut *stores[i].store)));
-        for (k, entity) in items.into_iter().enumerate() {
+        // As in `insert_run`: read ahead (see `read_ahead.rs`).
+        let mut ahead = ReadAhead::new();
+        for (k, &entity) in items.iter().enumerate() {
+            if let Some((_, store)) = &store {
+                ahead.step(&items[k..], |e| {
+                    touch_for_change(entities, membership, store, e.slot())
+                });
+            }
             if !admit(k, entity, entities.is_alive(entity)) {
                 continue;
             }
@@ -162,6 +201,18 @@ impl World {
             }
         }
     }
+}
+
+/// Reads what inserting or removing a `T` at `slot` reads first — the slot, its membership
+/// row, the store's sparse entry — and returns a value made of them (see `read_ahead.rs`).
+#[inline]
+fn touch_for_change<T: Component>(
+    entities: &Entities,
+    membership: &Membership,
+    store: &Store<T>,
+    slot: u32,
+) -> u64 {
+    entities.touch(slot) ^ membership.first_word(slot) ^ store.touch(slot)
 }
 
 fn added<T: Component>(entity: Entity) -> StructuralChange {
