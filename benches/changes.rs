@@ -99,6 +99,17 @@ fn changed(c: &mut Criterion) {
     g.bench_function("one_percent_changed", |b| {
         b.iter(|| black_box(w.query_since::<Entity, Changed<Position>>(since).count()))
     });
+    // The usual change-detection query: the values of the changed entities (`&T` with
+    // `Changed<T>`, one store named twice).
+    g.bench_function("one_percent_changed_values", |b| {
+        b.iter(|| {
+            black_box(
+                w.query_since::<&Position, Changed<Position>>(since)
+                    .map(|p| p.0[0])
+                    .sum::<f32>(),
+            )
+        })
+    });
     g.bench_function("all_no_filter", |b| {
         b.iter(|| black_box(w.query::<(Entity, &Position)>().count()))
     });

@@ -211,6 +211,61 @@ proptest! {
         prop_assert_eq!(got, expected);
     }
 
+    /// A query that requires one store twice (`&A` with `With<A>`, `&mut A` with `With<A>`,
+    /// `&A` with `Changed<A>`) joins it once: the same matches as the oracle, through every path,
+    /// and with a change filter only what changed since the checkpoint.
+    #[test]
+    fn a_store_required_twice_joins_like_once(
+        ops in proptest::collection::vec(op(), 0..160),
+        touched in proptest::collection::vec(any::<usize>(), 0..8),
+    ) {
+        let mut world = build(&ops);
+        let expected: Vec<(Entity, u32, u32)> = oracle(&world, |w, e| w.has::<A>(e) && w.has::<B>(e))
+            .into_iter()
+            .map(|(e, a, b, _)| (e, a.unwrap(), b.unwrap()))
+            .collect();
+        let by_next: Vec<(Entity, u32, u32)> = world
+            .query_filtered_mut::<(Entity, &mut A, &B), With<A>>()
+            .map(|(e, a, b)| (e, a.0, b.0))
+            .collect();
+        prop_assert_eq!(&by_next, &expected);
+        let mut by_runs: Vec<(Entity, u32, u32)> = Vec::new();
+        world
+            .query_filtered_mut::<(Entity, &A, &B), (With<A>, With<B>)>()
+            .for_each_run(|entities, ((), a, b)| {
+                for (i, &e) in entities.iter().enumerate() {
+                    by_runs.push((e, a[i].0, b[i].0));
+                }
+            });
+        prop_assert_eq!(&by_runs, &expected);
+
+        let since = world.change_checkpoint();
+        let with_a: Vec<Entity> = world.query_filtered::<Entity, With<A>>().collect();
+        let mut changed: Vec<Entity> = Vec::new();
+        if !with_a.is_empty() {
+            for &i in &touched {
+                let e = with_a[i % with_a.len()];
+                world.get_mut::<A>(e).unwrap().0 += 1;
+                changed.push(e);
+            }
+        }
+        changed.sort_by_key(|e| e.slot());
+        changed.dedup();
+        let expected: Vec<(Entity, u32)> =
+            changed.iter().map(|&e| (e, world.get::<A>(e).unwrap().0)).collect();
+        let got: Vec<(Entity, u32)> = world
+            .query_since::<(Entity, &A), rota::Changed<A>>(since)
+            .map(|(e, a)| (e, a.0))
+            .collect();
+        prop_assert_eq!(&got, &expected);
+        world.settle();
+        let mut by_fold: Vec<(Entity, u32)> = Vec::new();
+        world
+            .query_since::<(Entity, &A), rota::Changed<A>>(since)
+            .for_each(|(e, a)| by_fold.push((e, a.0)));
+        prop_assert_eq!(&by_fold, &expected);
+    }
+
     /// Writes through runs land on the right entities.
     #[test]
     fn writes_through_runs_land_on_their_entities(ops in proptest::collection::vec(op(), 0..120)) {

@@ -122,7 +122,21 @@ impl<'w> JoinPlan<'w> {
     }
 
     /// Registers a column (a missing store is an empty one) and returns its id.
+    ///
+    /// A store the query already requires is not joined twice: requiring it again (`&T` beside
+    /// `Changed<T>`, `Added<T>` or `With<T>`) returns the same id. Two columns of one store
+    /// always agree, so the join would only pay a lookup and a comparison per run to find that
+    /// out (measured: `cargo bench --bench changes`, docs/benchmarks.md).
     pub(crate) fn column(&mut self, index: Option<StoreIndex<'w>>, role: Role) -> usize {
+        if role == Role::Required
+            && let Some(index) = &index
+            && let Some(id) = self
+                .columns
+                .iter()
+                .position(|c| c.role == Role::Required && std::ptr::eq(c.sparse, index.sparse))
+        {
+            return id;
+        }
         let index = index.unwrap_or_else(StoreIndex::empty);
         self.unsettled |= !index.settled;
         self.columns.push(Column {
