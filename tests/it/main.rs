@@ -4,6 +4,7 @@ mod change_detection;
 mod change_stamping;
 mod checksum_sensitivity;
 mod command_buffers;
+mod command_runs;
 mod events;
 mod generation_overflow;
 mod hierarchy_model;

@@ -13,7 +13,8 @@
 //! of scattered commands").
 
 /// How many items are read ahead at a time: enough misses in flight to fill the processor's
-/// miss buffers, few enough lines (two or three an item) to stay in the first-level cache.
+/// miss buffers, few enough lines (two for a despawn, two and one per store for a spawn) to
+/// stay in the first-level cache.
 pub(crate) const READ_AHEAD: usize = 32;
 
 /// The read-ahead state of one loop: call [`ReadAhead::step`] before taking each item.

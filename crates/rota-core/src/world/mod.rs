@@ -475,14 +475,24 @@ impl World {
         I: IntoIterator<Item = Entity>,
     {
         if self.has_hierarchy() {
-            // Detach first (needs the stores intact), so the handles are walked twice.
-            let entities: Vec<Entity> = entities.into_iter().collect();
-            for &entity in &entities {
+            // Detach first (needs the stores intact), so the handles are walked twice. What
+            // the iterator yielded before a panic is despawned before the panic goes on.
+            let mut collected: Vec<Entity> = Vec::new();
+            let walked = catch_unwind(AssertUnwindSafe(|| {
+                for entity in entities {
+                    collected.push(entity);
+                }
+            }));
+            for &entity in &collected {
                 if self.is_alive(entity) {
                     self.detach_for_despawn(entity);
                 }
             }
-            return self.despawn_batch_detached(entities);
+            let despawned = self.despawn_batch_detached(collected);
+            if let Err(panic) = walked {
+                resume_unwind(panic);
+            }
+            return despawned;
         }
         self.despawn_batch_detached(entities)
     }
