@@ -564,16 +564,29 @@ fn check(ops: &[Op]) {
     }
 }
 
-proptest! {
-    // Each case runs 30 schedules over up to a few thousand entities (several chunks per walk);
-    // walks long enough for tasks of several chunks are `long_runs_are_cut_into_exact_chunks`
-    // and `exact_multiples_of_par_chunk`. (Cases of 300..1400 operations took 125 s of a debug
-    // build at CI's 256 cases.)
-    #![proptest_config(ProptestConfig::with_cases(crate::cases(12)))]
-
-    #[test]
-    fn par_walks_match_the_oracle(ops in prop::collection::vec(op(), 120..500)) {
+/// Each case runs 30 schedules over up to a few thousand entities (several chunks per walk);
+/// walks long enough for tasks of several chunks are `long_runs_are_cut_into_exact_chunks` and
+/// `exact_multiples_of_par_chunk`. (Cases of 300..1400 operations took 125 s of a debug build
+/// at CI's 256 cases.)
+///
+/// At most 48 cases (four times the default of 12), even when `PROPTEST_CASES` asks for more:
+/// at CI's 256 this test alone took 84 s, the longest pole of the README's test command
+/// (docs/testing-time.md). The `proptest!` macro lets `PROPTEST_CASES` override any config, so
+/// this property drives its runner itself.
+#[test]
+fn par_walks_match_the_oracle() {
+    let config = ProptestConfig {
+        cases: crate::cases(12).min(48),
+        failure_persistence: None,
+        ..ProptestConfig::default()
+    };
+    let mut runner = proptest::test_runner::TestRunner::new(config);
+    let result = runner.run(&prop::collection::vec(op(), 120..500), |ops| {
         check(&ops);
+        Ok(())
+    });
+    if let Err(e) = result {
+        panic!("{e}");
     }
 }
 
