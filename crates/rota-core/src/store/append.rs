@@ -29,6 +29,8 @@ pub struct Appender<'s, T> {
 impl<T: Component> Store<T> {
     /// Starts a batch of appends (copying a half a snapshot shares, once for the batch).
     pub(crate) fn appender(&mut self) -> Appender<'_, T> {
+        // The columns are about to grow: first drop dead elements if they are the majority.
+        self.compact_if_mostly_dead();
         let now = self.now;
         let index = self.index.get_mut(IndexColumns::clone);
         let values = super::values_mut(&mut self.values, self.copy_values);

@@ -56,6 +56,7 @@
 //! `docs/benchmarks.md`, "Ordered iteration after churn".
 
 mod append;
+mod dead;
 pub(crate) mod index;
 #[doc(hidden)]
 pub use append::Appender;
@@ -68,6 +69,7 @@ use std::sync::Arc;
 use crate::entity::Entity;
 use crate::error::StoreError;
 use crate::tick::{ComponentTicks, Tick};
+use dead::DeadSet;
 use sparse::{ABSENT, SparsePages};
 
 /// A sparse set holding at most one `T` per entity slot, iterated in ascending slot order.
@@ -211,6 +213,8 @@ struct IndexColumns {
     added: Vec<Tick>,
     displaced: Vec<bool>,
     displaced_count: usize,
+    /// The positions of despawned entities' elements not yet compacted away (`dead.rs`).
+    dead: DeadSet,
 }
 
 impl IndexColumns {
@@ -221,6 +225,7 @@ impl IndexColumns {
             added: Vec::new(),
             displaced: Vec::new(),
             displaced_count: 0,
+            dead: DeadSet::new(),
         }
     }
 }
@@ -403,12 +408,14 @@ impl<T> Store<T> {
             added,
             displaced,
             displaced_count,
+            dead,
         } = index.overwrite();
         sparse.clone_from(&source.index.sparse);
         entities.clone_from(&source.index.entities);
         added.clone_from(&source.index.added);
         displaced.clone_from(&source.index.displaced);
         *displaced_count = source.index.displaced_count;
+        dead.clone_from(&source.index.dead);
         // The old contents are overwritten: a shared half is dropped, not copied first.
         let ValueColumns {
             values: to_values,
@@ -455,6 +462,47 @@ impl IndexColumns {
         }
         let d = d as usize;
         (self.entities[d] == entity).then_some(d)
+    }
+
+    /// Drops the index entries at the `hole` positions (none below `first`; their back-pointers
+    /// already cleared, their flags dropped) in one order-preserving pass from `first`: each
+    /// kept element moves down to the next free place (keeping relative order, so clean
+    /// elements stay ascending) and its back-pointer follows. `changed`, the value half's tick
+    /// column, moves with them; the values are the caller's.
+    fn compact(&mut self, changed: &mut Vec<Tick>, hole: &[bool], first: usize) {
+        let mut to = first;
+        for (from, _) in hole.iter().enumerate().skip(first).filter(|(_, h)| !**h) {
+            let e = self.entities[from];
+            self.entities[to] = e;
+            self.added[to] = self.added[from];
+            changed[to] = changed[from];
+            self.displaced[to] = self.displaced[from];
+            self.sparse.set_existing(e.slot(), to as u32);
+            to += 1;
+        }
+        self.entities.truncate(to);
+        self.added.truncate(to);
+        changed.truncate(to);
+        self.displaced.truncate(to);
+        if self.entities.len() <= 1 && self.displaced_count > 0 {
+            self.displaced.fill(false);
+            self.displaced_count = 0;
+        }
+    }
+
+    /// Takes every dead position out of the dead set, ascending, and clears their displacement
+    /// flags: the caller drops them from the columns (they will not be placed).
+    fn take_dead(&mut self) -> Vec<u32> {
+        if self.dead.count() == 0 {
+            return Vec::new();
+        }
+        let dead = self.dead.take();
+        for &d in &dead {
+            if std::mem::replace(&mut self.displaced[d as usize], false) {
+                self.displaced_count -= 1;
+            }
+        }
+        dead
     }
 
     /// The first step of removing every held entity of `gone` in bulk: each one's back-pointer
@@ -553,20 +601,21 @@ impl<T> Store<T> {
     /// Number of values held.
     #[inline]
     pub fn len(&self) -> usize {
-        self.index.entities.len()
+        self.index.entities.len() - self.index.dead.count()
     }
 
     /// Whether the store holds no value.
     #[inline]
     pub fn is_empty(&self) -> bool {
-        self.index.entities.is_empty()
+        self.len() == 0
     }
 
-    /// Whether the dense columns are currently in ascending slot order, so that ordered iteration
-    /// is a plain slice walk. Iteration order is ascending either way.
+    /// Whether the dense columns are currently in ascending slot order and hold only live
+    /// elements, so that ordered iteration is a plain slice walk. Iteration order is ascending
+    /// either way.
     #[inline]
     pub fn is_settled(&self) -> bool {
-        self.index.displaced_count == 0
+        self.index.displaced_count == 0 && self.index.dead.count() == 0
     }
 
     /// Dense index of `entity`'s value, if the store holds one for exactly this entity.
@@ -645,6 +694,7 @@ impl<T> Store<T> {
             columns.changed[d] = now;
             return Ok(Some(std::mem::replace(&mut columns.values[d], value)));
         }
+        self.compact_if_mostly_dead();
         if let Err(e) = self.try_reserve(1) {
             return Err((e, value));
         }
@@ -689,7 +739,7 @@ impl<T> Store<T> {
         if !gone.iter().any(|&e| self.contains(e)) {
             return Vec::new();
         }
-        let (index, columns) = self.columns_mut();
+        let index = self.index_mut();
         // Mark where the removed elements sit (clearing each one's sparse entry as it is found
         // makes a repeated entity count once); nothing below the first hole moves.
         let len = index.entities.len();
@@ -699,36 +749,123 @@ impl<T> Store<T> {
             hole[d] = true;
             first = first.min(d);
         });
-        // One pass over the index columns from the first hole: each kept element moves down to
-        // the next free place (keeping relative order, so clean elements stay ascending) and its
-        // back-pointer follows.
-        let mut to = first;
-        for (from, _) in hole.iter().enumerate().skip(first).filter(|(_, h)| !**h) {
-            let e = index.entities[from];
-            index.entities[to] = e;
-            index.added[to] = index.added[from];
-            columns.changed[to] = columns.changed[from];
-            index.displaced[to] = index.displaced[from];
-            index.sparse.set_existing(e.slot(), to as u32);
-            to += 1;
+        self.compact(hole, first)
+    }
+
+    /// Drops the elements at the `hole` positions (their back-pointers already cleared, their
+    /// flags dropped; none below `first`) and the dead ones, in one order-preserving pass from
+    /// the first (see [`IndexColumns::compact`]). Returns the dropped values, dead ones
+    /// included.
+    fn compact(&mut self, mut hole: Vec<bool>, mut first: usize) -> Vec<T> {
+        let (index, columns) = self.columns_mut();
+        // Dead elements leave with the others (their values are returned too, to be dropped).
+        for d in index.take_dead() {
+            hole[d as usize] = true;
+            first = first.min(d as usize);
         }
-        index.entities.truncate(to);
-        index.added.truncate(to);
-        columns.changed.truncate(to);
-        index.displaced.truncate(to);
+        index.compact(&mut columns.changed, &hole, first);
         let mut at = first;
-        let removed: Vec<T> = columns
+        columns
             .values
             .extract_if(first.., |_| {
                 at += 1;
                 hole[at - 1]
             })
-            .collect();
-        if index.entities.len() <= 1 && index.displaced_count > 0 {
-            index.displaced.fill(false);
-            index.displaced_count = 0;
+            .collect()
+    }
+
+    /// [`Store::forget_held`] with the holding checked: nothing if the store does not hold
+    /// exactly this entity. Worlds know it does; this checked form is what the model tests
+    /// drive.
+    #[cfg(test)]
+    pub(crate) fn forget(&mut self, entity: Entity) {
+        if std::mem::needs_drop::<T>() {
+            drop(self.remove(entity));
+            return;
         }
-        removed
+        if let Some(d) = self.dense_index(entity) {
+            self.mark_dead(entity.slot(), d);
+        }
+    }
+
+    /// Removes `entity`'s value for a despawn and drops it. The caller knows the store holds
+    /// it (a world's membership index says so, and the entity is alive), so the generation
+    /// check is skipped: a load from a random place of the entity column that was 36–47% of
+    /// the call's time (`perf annotate` of `despawn/loop`). Checked in debug builds.
+    ///
+    /// A value with no drop glue is left where it is, marked dead (`dead.rs`): one sparse entry
+    /// and one bit are written, where a swap-remove writes every column at two random places.
+    /// Dropping such a value later cannot be observed. Others are swap-removed
+    /// ([`Store::remove`]). Dead elements go at the next settle, or before the next append
+    /// once they outnumber the live ones; an all-dead store is emptied at once.
+    #[inline]
+    pub(crate) fn forget_held(&mut self, entity: Entity) {
+        if std::mem::needs_drop::<T>() {
+            drop(self.remove(entity));
+            return;
+        }
+        let d = self.index.sparse.get(entity.slot());
+        debug_assert!(
+            d != ABSENT && self.index.entities[d as usize] == entity,
+            "forget_held({entity}) of an entity the store does not hold"
+        );
+        if d != ABSENT {
+            self.mark_dead(entity.slot(), d as usize);
+        }
+    }
+
+    /// Marks the live element at `d`, of slot `slot`, dead (see [`Store::forget`]).
+    #[inline]
+    fn mark_dead(&mut self, slot: u32, d: usize) {
+        let index = self.index_mut();
+        index.sparse.set_existing(slot, ABSENT);
+        index.dead.insert(d);
+        if index.dead.count() == index.entities.len() {
+            // Nothing live is left: no back-pointer points into the columns and no value
+            // needs dropping, so they are truncated (a shared value half is let go, not copied).
+            index.entities.clear();
+            index.added.clear();
+            index.displaced.clear();
+            index.displaced_count = 0;
+            index.dead.clear();
+            let values = self.values.overwrite();
+            values.values.clear();
+            values.changed.clear();
+        }
+    }
+
+    /// Compacts the store if dead elements outnumber live ones; called before the columns
+    /// grow (an append), which keeps the bound `dead.rs` promises. One order-preserving pass
+    /// drops every dead element (displaced ones stay displaced, for the next settle); it moves
+    /// fewer elements than there were dead ones, so its cost is O(1) amortized over the
+    /// despawns that left them.
+    #[inline]
+    pub(crate) fn compact_if_mostly_dead(&mut self) {
+        if self.index.dead.count() > 0 {
+            self.compact_dead();
+        }
+    }
+
+    #[inline(never)]
+    fn compact_dead(&mut self) {
+        let len = self.index.entities.len();
+        if 2 * self.index.dead.count() <= len {
+            return;
+        }
+        let (index, columns) = self.columns_mut();
+        let dead = index.take_dead();
+        let mut hole = vec![false; len];
+        for &d in &dead {
+            hole[d as usize] = true;
+        }
+        let first = dead.first().map_or(len, |&d| d as usize);
+        index.compact(&mut columns.changed, &hole, first);
+        // Dead values have no drop glue: they are overwritten in place, not collected.
+        let mut at = 0;
+        columns.values.retain(|_| {
+            at += 1;
+            !hole[at - 1]
+        });
     }
 
     /// Removes and returns `entity`'s value, if the store holds one for exactly this entity.
@@ -749,10 +886,15 @@ impl<T> Store<T> {
             index.displaced_count -= 1;
         }
         if d != last {
-            // The element that was last now sits at `d`: repair its back-pointer, and flag it
-            // (it left the end of the order; the clean elements around it stay ascending).
-            let moved = index.entities[d];
-            index.sparse.set_existing(moved.slot(), d as u32);
+            // The element that was last now sits at `d`: repair its back-pointer (a dead one
+            // has none: its mark moves instead), and flag it (it left the end of the order; the
+            // clean elements around it stay ascending).
+            if index.dead.contains(last) {
+                index.dead.moved(last, d);
+            } else {
+                let moved = index.entities[d];
+                index.sparse.set_existing(moved.slot(), d as u32);
+            }
             if !std::mem::replace(&mut index.displaced[d], true) {
                 index.displaced_count += 1;
             }
@@ -774,6 +916,7 @@ impl<T> Store<T> {
         columns.changed.clear();
         index.displaced.clear();
         index.displaced_count = 0;
+        index.dead.clear();
     }
 
     /// Reserves room for `additional` more values in both dense columns.
@@ -806,7 +949,7 @@ impl<T> Store<T> {
     /// (`settle.rs`). Finding the displaced elements reads their flags, a byte per value from
     /// the start (about a cycle per eight values).
     pub fn settle(&mut self) {
-        if self.index.displaced_count == 0 {
+        if self.is_settled() {
             return;
         }
         self.reorder(Vec::new());
@@ -845,9 +988,15 @@ impl<T> Store<T> {
     }
 
     /// Sorts the dense columns by slot and drops the elements at `removed` (ascending dense
-    /// positions, none flagged, back-pointers already cleared); returns the dropped values.
+    /// positions, none flagged, back-pointers already cleared) and the dead ones; returns the
+    /// dropped values.
     fn reorder(&mut self, removed: Vec<u32>) -> Vec<T> {
         let (index, columns) = self.columns_mut();
+        let removed = if index.dead.count() == 0 {
+            removed
+        } else {
+            merge_ascending(removed, index.take_dead())
+        };
         let n = index.entities.len();
         let first = index.displaced.iter().position(|&d| d).unwrap_or(n);
         let plan = settle::Plan::new(&index.entities, &index.displaced, first, removed);
@@ -886,7 +1035,7 @@ impl<T> Store<T> {
                     sparse: Box::new(index.sparse.iter()),
                     entities: &index.entities,
                     values,
-                    remaining: index.entities.len(),
+                    remaining: self.len(),
                 },
             }
         }
@@ -904,20 +1053,26 @@ impl<T> Store<T> {
     /// `(Entity, &T)` in dense order, which depends on the insert/remove history. Use it only
     /// where order cannot matter (e.g. a commutative sum of integers); prefer [`Store::iter`].
     pub fn iter_unordered(&self) -> impl ExactSizeIterator<Item = (Entity, &T)> + '_ {
-        self.index
-            .entities
-            .iter()
-            .copied()
-            .zip(self.values.values.iter())
+        Unordered {
+            inner: self.index.entities.iter().zip(&self.values.values),
+            dead: &self.index.dead,
+            at: 0,
+            remaining: self.len(),
+        }
     }
 
     /// The dense entity column. In ascending slot order iff [`Store::is_settled`].
+    ///
+    /// A store inside a [`World`](crate::World) may also hold *dead* elements here, left by
+    /// despawns of components with no drop glue (removing them in place would cost a random
+    /// write per column): they are not held ([`Store::contains`] is false, [`Store::len`]
+    /// does not count them) and go at the store's next settle. A settled store has none.
     #[inline]
     pub fn dense_entities(&self) -> &[Entity] {
         &self.index.entities
     }
 
-    /// The dense value column, parallel to [`Store::dense_entities`].
+    /// The dense value column, parallel to [`Store::dense_entities`] (dead elements included).
     #[inline]
     pub fn dense_values(&self) -> &[T] {
         &self.values.values
@@ -951,8 +1106,17 @@ impl<T> Store<T> {
                 self.values.values.len()
             ));
         }
+        self.index.dead.check(self.index.entities.len())?;
         for (i, e) in self.index.entities.iter().enumerate() {
             let back = self.index.sparse.get(e.slot());
+            if self.index.dead.contains(i) {
+                if back as usize == i {
+                    return Err(format!(
+                        "dense[{i}] = {e} is dead but sparse still points at it"
+                    ));
+                }
+                continue;
+            }
             if back as usize != i {
                 return Err(format!(
                     "dense[{i}] = {e} but sparse[{}] = {back}",
@@ -968,10 +1132,10 @@ impl<T> Store<T> {
                 _ => return Err(format!("sparse[{slot}] = {d} points at a different slot")),
             }
         }
-        if present != self.index.entities.len() {
+        if present != self.len() {
             return Err(format!(
-                "{present} sparse entries for {} dense values",
-                self.index.entities.len()
+                "{present} sparse entries for {} live dense values",
+                self.len()
             ));
         }
         if self.index.added.len() != self.index.entities.len()
@@ -1033,6 +1197,59 @@ impl<T> Store<T> {
     pub fn sparse_pages(&self) -> usize {
         self.index.sparse.allocated_pages()
     }
+}
+
+/// The dense columns in dense order, dead elements skipped; see [`Store::iter_unordered`].
+struct Unordered<'a, T> {
+    inner: std::iter::Zip<std::slice::Iter<'a, Entity>, std::slice::Iter<'a, T>>,
+    dead: &'a DeadSet,
+    /// The dense position `inner` yields next.
+    at: usize,
+    /// Live elements not yet yielded.
+    remaining: usize,
+}
+
+impl<'a, T> Iterator for Unordered<'a, T> {
+    type Item = (Entity, &'a T);
+
+    #[inline]
+    fn next(&mut self) -> Option<Self::Item> {
+        loop {
+            let (e, v) = self.inner.next()?;
+            self.at += 1;
+            if !self.dead.contains(self.at - 1) {
+                self.remaining -= 1;
+                return Some((*e, v));
+            }
+        }
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        (self.remaining, Some(self.remaining))
+    }
+}
+
+impl<T> ExactSizeIterator for Unordered<'_, T> {}
+
+/// Two ascending lists of distinct positions, merged (ascending).
+fn merge_ascending(a: Vec<u32>, b: Vec<u32>) -> Vec<u32> {
+    if a.is_empty() {
+        return b;
+    }
+    let mut out = Vec::with_capacity(a.len() + b.len());
+    let (mut a, mut b) = (a.into_iter().peekable(), b.into_iter().peekable());
+    while let (Some(&x), Some(&y)) = (a.peek(), b.peek()) {
+        if x < y {
+            out.push(x);
+            a.next();
+        } else {
+            out.push(y);
+            b.next();
+        }
+    }
+    out.extend(a);
+    out.extend(b);
+    out
 }
 
 /// Ordered iterator over a [`Store`]; see [`Store::iter`].

@@ -840,3 +840,209 @@ fn remove_and_settle_hands_back_zero_sized_values_undropped() {
     drop(gone);
     assert_eq!(DROPS.load(SeqCst), before + 2);
 }
+
+/// `forget` (a despawn's removal) of a value with no drop glue leaves it dead in place: not
+/// held, not counted, skipped by every walk, gone at the next settle.
+#[test]
+fn forget_leaves_a_dead_element_until_the_next_settle() {
+    let (_, e) = spawn_n(5);
+    let mut s = Store::new();
+    for (i, &x) in e.iter().enumerate() {
+        s.insert(x, i as u64 * 10);
+    }
+    s.forget(e[1]);
+    assert_eq!(s.len(), 4);
+    assert!(!s.contains(e[1]) && s.get(e[1]).is_none());
+    assert_eq!(s.dense_entities().len(), 5, "left in place");
+    assert!(!s.is_settled());
+    let walked: Vec<u64> = s.iter().map(|(_, v)| *v).collect();
+    assert_eq!(walked, [0, 20, 30, 40]);
+    let mut unordered: Vec<u64> = s.iter_unordered().map(|(_, v)| *v).collect();
+    unordered.sort();
+    assert_eq!(unordered, [0, 20, 30, 40]);
+    assert_eq!(s.iter_unordered().len(), 4);
+    s.check_invariants().unwrap();
+    s.settle();
+    assert!(s.is_settled());
+    assert_eq!(s.dense_entities(), [e[0], e[2], e[3], e[4]]);
+    s.check_invariants().unwrap();
+}
+
+/// A swap-remove whose last element is dead moves the dead mark, not a back-pointer.
+#[test]
+fn remove_moves_a_dead_last_element_with_its_mark() {
+    let (_, e) = spawn_n(4);
+    let mut s = Store::new();
+    for (i, &x) in e.iter().enumerate() {
+        s.insert(x, i as u64);
+    }
+    s.forget(e[3]);
+    assert_eq!(s.remove(e[0]), Some(0));
+    s.check_invariants().unwrap();
+    assert!(!s.contains(e[3]));
+    assert_eq!(s.iter().map(|(e, _)| e).collect::<Vec<_>>(), [e[1], e[2]]);
+}
+
+/// Dead elements never make the columns grow: an append into a store whose dead elements
+/// outnumber its live ones compacts it first. An all-dead store is emptied at once.
+#[test]
+fn dead_elements_are_compacted_before_the_columns_grow() {
+    let (_, e) = spawn_n(101);
+    let mut s = Store::new();
+    for &x in &e[..100] {
+        s.insert(x, 1u8);
+    }
+    for &x in &e[..90] {
+        s.forget(x);
+    }
+    assert_eq!(
+        (s.len(), s.dense_entities().len()),
+        (10, 100),
+        "despawns do not compact"
+    );
+    s.check_invariants().unwrap();
+    s.insert(e[100], 2);
+    assert_eq!(
+        (s.len(), s.dense_entities().len()),
+        (11, 11),
+        "the append compacted first"
+    );
+    s.check_invariants().unwrap();
+    assert_eq!(s.iter().map(|(x, _)| x).collect::<Vec<_>>(), e[90..]);
+    for &x in &e[90..] {
+        s.forget(x);
+    }
+    assert!(s.is_empty() && s.dense_entities().is_empty() && s.is_settled());
+    s.check_invariants().unwrap();
+}
+
+/// A value with drop glue is dropped by `forget` at once (swap-removed, never left dead).
+#[test]
+fn forget_drops_values_with_drop_glue_at_once() {
+    let (_, e) = spawn_n(3);
+    let token = std::rc::Rc::new(());
+    let mut s = Store::new();
+    for &x in &e {
+        s.insert(x, std::rc::Rc::clone(&token));
+    }
+    s.forget(e[0]);
+    assert_eq!(std::rc::Rc::strong_count(&token), 3);
+    assert_eq!(s.dense_entities().len(), 2);
+    s.check_invariants().unwrap();
+}
+
+mod dead_model {
+    use super::*;
+    use proptest::prelude::*;
+    use std::collections::BTreeMap;
+
+    #[derive(Clone, Debug)]
+    enum Op {
+        Insert(usize, bool, u64),
+        Remove(usize, bool),
+        Forget(usize, bool),
+        Settle,
+        RemoveMany(Vec<(usize, bool)>),
+        RemoveAndSettle(Vec<(usize, bool)>),
+        Clone,
+    }
+
+    fn op() -> impl Strategy<Value = Op> {
+        let h = || (0usize..40, any::<bool>());
+        prop_oneof![
+            4 => (0usize..40, any::<bool>(), any::<u64>()).prop_map(|(i, g, v)| Op::Insert(i, g, v)),
+            2 => h().prop_map(|(i, g)| Op::Remove(i, g)),
+            4 => h().prop_map(|(i, g)| Op::Forget(i, g)),
+            1 => Just(Op::Settle),
+            1 => proptest::collection::vec(h(), 0..12).prop_map(Op::RemoveMany),
+            1 => proptest::collection::vec(h(), 0..12).prop_map(Op::RemoveAndSettle),
+            1 => Just(Op::Clone),
+        ]
+    }
+
+    proptest! {
+        /// Every store operation, with despawns (`forget`) leaving dead elements, against a
+        /// `BTreeMap` oracle keyed by slot, compared after every step: the ordered walk, the
+        /// unordered one as a set, `len`, every handle's `get` (two generations per slot, so
+        /// a slot is reused while its old element may still be dead), the invariants, and
+        /// the bound on dead elements (the columns do not grow while they are the majority).
+        #[test]
+        fn a_store_with_dead_elements_matches_the_oracle(ops in proptest::collection::vec(op(), 1..120)) {
+            let (_, e0) = spawn_n(40);
+            let mut g1 = Entities::with_first_generation(1);
+            let e1: Vec<Entity> = (0..40).map(|_| g1.spawn().unwrap()).collect();
+            let pick = |(i, g): (usize, bool)| if g { e1[i] } else { e0[i] };
+            let mut store: Store<u64> = Store::new();
+            let mut oracle: BTreeMap<u32, (Entity, u64)> = BTreeMap::new();
+            let mut previous_dense = 0;
+            for (step, op) in ops.into_iter().enumerate() {
+                let ctx = format!("step {step}: {op:?}");
+                match op {
+                    Op::Insert(i, g, v) => {
+                        let e = pick((i, g));
+                        let old = store.insert(e, v);
+                        let want = oracle.insert(e.slot(), (e, v)).map(|(_, v)| v);
+                        prop_assert_eq!(old, want, "{}", ctx);
+                    }
+                    Op::Remove(i, g) => {
+                        let e = pick((i, g));
+                        let want = match oracle.get(&e.slot()) {
+                            Some(&(held, _)) if held == e => oracle.remove(&e.slot()).map(|(_, v)| v),
+                            _ => None,
+                        };
+                        prop_assert_eq!(store.remove(e), want, "{}", ctx);
+                    }
+                    Op::Forget(i, g) => {
+                        let e = pick((i, g));
+                        if oracle.get(&e.slot()).is_some_and(|&(held, _)| held == e) {
+                            oracle.remove(&e.slot());
+                        }
+                        store.forget(e);
+                    }
+                    Op::Settle => store.settle(),
+                    Op::RemoveMany(hs) | Op::RemoveAndSettle(hs) if hs.is_empty() => {}
+                    Op::RemoveMany(hs) => {
+                        let gone: Vec<Entity> = hs.into_iter().map(pick).collect();
+                        for g in &gone {
+                            if oracle.get(&g.slot()).is_some_and(|&(held, _)| held == *g) {
+                                oracle.remove(&g.slot());
+                            }
+                        }
+                        drop(store.remove_many(&gone));
+                    }
+                    Op::RemoveAndSettle(hs) => {
+                        let gone: Vec<Entity> = hs.into_iter().map(pick).collect();
+                        for g in &gone {
+                            if oracle.get(&g.slot()).is_some_and(|&(held, _)| held == *g) {
+                                oracle.remove(&g.slot());
+                            }
+                        }
+                        drop(store.remove_and_settle(&gone));
+                        prop_assert!(store.is_settled(), "{}", ctx);
+                    }
+                    Op::Clone => store = store.clone(),
+                }
+                store.check_invariants().map_err(|e| TestCaseError::fail(format!("{ctx}: {e}")))?;
+                let walked: Vec<(Entity, u64)> = store.iter().map(|(e, v)| (e, *v)).collect();
+                let want: Vec<(Entity, u64)> = oracle.values().copied().collect();
+                prop_assert_eq!(&walked, &want, "{}: ordered walk", ctx);
+                prop_assert_eq!(store.len(), want.len(), "{}: len", ctx);
+                let mut unordered: Vec<(Entity, u64)> =
+                    store.iter_unordered().map(|(e, v)| (e, *v)).collect();
+                unordered.sort_by_key(|(e, _)| e.slot());
+                prop_assert_eq!(&unordered, &want, "{}: unordered walk", ctx);
+                for &e in e0.iter().chain(&e1) {
+                    let held = oracle.get(&e.slot()).filter(|(h, _)| *h == e).map(|(_, v)| v);
+                    prop_assert_eq!(store.get(e), held, "{}: get({})", ctx, e);
+                }
+                // The columns grow only while dead elements do not outnumber live ones.
+                let dense = store.dense_entities().len();
+                prop_assert!(
+                    dense <= previous_dense.max(2 * store.len() + 1),
+                    "{}: the columns grew from {} to {} with {} live", ctx, previous_dense, dense, store.len()
+                );
+                previous_dense = dense;
+            }
+        }
+    }
+}

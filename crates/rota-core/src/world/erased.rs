@@ -12,7 +12,8 @@ use crate::tick::Tick;
 /// A `Store<T>` with `T` erased. Downcasts go through `Any`, so a type mismatch is an `Option`
 /// the caller turns into an internal-invariant panic — never undefined behaviour.
 pub(crate) trait ErasedStore: Any + Send + Sync {
-    /// Removes `entity`'s value if present; used by the despawn cascade.
+    /// Removes (drops) `entity`'s value, which the store holds: the despawn cascade calls it
+    /// for the stores the membership index lists (`Store::forget_held`).
     fn remove_entity(&mut self, entity: Entity);
     /// Removes every held entity of `gone`; used by batched despawns. Returns their values
     /// (a `Vec<T>`), not yet dropped: the caller drops them once every store is consistent.
@@ -58,7 +59,7 @@ pub(crate) type AnyValues = dyn Any + Send + Sync;
 
 impl<T: Component> ErasedStore for Store<T> {
     fn remove_entity(&mut self, entity: Entity) {
-        self.remove(entity);
+        self.forget_held(entity);
     }
     fn remove_many(&mut self, gone: &[Entity]) -> Box<dyn Any + Send> {
         Box::new(Store::remove_many(self, gone))

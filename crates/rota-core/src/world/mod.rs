@@ -751,7 +751,7 @@ impl World {
     /// # #[derive(Component, Clone)] struct Id(u32);
     /// let mut world = World::new();
     /// let ids = world.spawn_batch((0..4).map(|i| (Id(i),)));
-    /// world.despawn(ids[0]).unwrap(); // the last value moves into the hole
+    /// world.despawn(ids[0]).unwrap(); // its value is left in place, marked dead
     /// let unsettled = world.unsettled_stores();
     /// assert_eq!(unsettled.len(), 1);
     /// unsettled.into_iter().for_each(|s| s.settle());
@@ -802,25 +802,29 @@ impl World {
                 .store
                 .check_invariants()
                 .map_err(|e| format!("store `{}`: {e}", entry.name))?;
-            if let Some(e) = entry
+            // What the dense column lists but the store does not hold are dead elements
+            // (`store/dead.rs`): they must belong to despawned entities.
+            let index = entry.store.index();
+            let (live, dead): (Vec<Entity>, Vec<Entity>) = entry
                 .store
                 .dense_entities()
                 .iter()
-                .find(|e| !self.membership.contains(e.slot(), i))
-            {
+                .partition(|&&e| index.contains(e));
+            if let Some(e) = live.iter().find(|e| !self.membership.contains(e.slot(), i)) {
                 return Err(format!(
                     "store `{}` holds {e} but the membership index says it does not",
                     entry.name
                 ));
             }
             held += entry.store.len();
-            if let Some(dead) = entry
-                .store
-                .dense_entities()
-                .iter()
-                .find(|&&e| !self.entities.is_alive(e))
-            {
+            if let Some(dead) = live.iter().find(|&&e| !self.entities.is_alive(e)) {
                 return Err(format!("store `{}` holds dead entity {dead}", entry.name));
+            }
+            if let Some(alive) = dead.iter().find(|&&e| self.entities.is_alive(e)) {
+                return Err(format!(
+                    "store `{}` keeps a dead element for {alive}, which is alive",
+                    entry.name
+                ));
             }
         }
         let indexed = self.membership.count();
