@@ -9,9 +9,13 @@
 //!                                            values:    a     b     c
 //! ```
 //!
-//! * **Back-pointers agree**: for every dense index `i`, `sparse[entities[i].slot] == i`; every
-//!   other sparse entry is `ABSENT` (`u32::MAX`). `entities` and `values` always have the same
-//!   length, including after a failed allocation.
+//! * **Back-pointers agree**: for every live dense index `i`, `sparse[entities[i].slot] == i`;
+//!   every other sparse entry is `ABSENT` (`u32::MAX`). `entities` and `values` always have the
+//!   same length, including after a failed allocation.
+//! * **Dead elements** (`dead.rs`): a despawn leaves a value with no drop glue where it is and
+//!   marks its position dead; no sparse entry points at it, so only the raw dense columns still
+//!   list it. A store with a dead element is unsettled; settling, and an append once the dead
+//!   outnumber the live, drop them.
 //! * **Displacement flags**: `displaced[i]` marks a dense element that may be out of order
 //!   (an appended low slot, or the element a swap-`remove` moved into a hole). **The elements
 //!   not flagged are strictly ascending by slot**, and `displaced_count` counts the flags; a
@@ -48,7 +52,8 @@
 //!
 //! Memory: 4 bytes per slot in each touched 4096-slot page (16 KiB a page), plus
 //! `17 + size_of::<T>()` bytes per stored value (entity, displacement flag, the `added` and
-//! `changed` ticks, value). Zero-sized `T` (tags) store no values at all.
+//! `changed` ticks, value), and one bit per dense position while any element is dead. Zero-sized
+//! `T` (tags) store no values at all.
 //!
 //! Cost: a settled store iterates as one slice walk, O(n), as fast as a `Vec<T>`; the `&self`
 //! walk over an unsettled store is O(highest slot) through the sparse pages; settling is
