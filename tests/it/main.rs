@@ -5,6 +5,7 @@ mod change_stamping;
 mod checksum_sensitivity;
 mod command_buffers;
 mod command_runs;
+mod dead_elements;
 mod events;
 mod generation_overflow;
 mod hierarchy_model;

@@ -825,18 +825,28 @@ impl<T> Store<T> {
         let index = self.index_mut();
         index.sparse.set_existing(slot, ABSENT);
         index.dead.insert(d);
-        if index.dead.count() == index.entities.len() {
-            // Nothing live is left: no back-pointer points into the columns and no value
-            // needs dropping, so they are truncated (a shared value half is let go, not copied).
-            index.entities.clear();
-            index.added.clear();
-            index.displaced.clear();
-            index.displaced_count = 0;
-            index.dead.clear();
-            let values = self.values.overwrite();
-            values.values.clear();
-            values.changed.clear();
+        self.empty_if_all_dead();
+    }
+
+    /// Empties the columns if every element left is dead (the invariant that an empty store
+    /// has empty columns, which snapshots of excluded components rely on). Nothing live is
+    /// left, so no back-pointer points into the columns, and dead values need no drop: the
+    /// columns are truncated (a shared value half is let go, not copied).
+    #[inline]
+    fn empty_if_all_dead(&mut self) {
+        let count = self.index.dead.count();
+        if count == 0 || count < self.index.entities.len() {
+            return;
         }
+        let index = self.index_mut();
+        index.entities.clear();
+        index.added.clear();
+        index.displaced.clear();
+        index.displaced_count = 0;
+        index.dead.clear();
+        let values = self.values.overwrite();
+        values.values.clear();
+        values.changed.clear();
     }
 
     /// Compacts the store if dead elements outnumber live ones; called before the columns
@@ -908,6 +918,8 @@ impl<T> Store<T> {
             index.displaced.fill(false);
             index.displaced_count = 0;
         }
+        // The last live element may have gone, leaving only dead ones.
+        self.empty_if_all_dead();
         Some(value)
     }
 
@@ -1112,6 +1124,12 @@ impl<T> Store<T> {
             ));
         }
         self.index.dead.check(self.index.entities.len())?;
+        if self.index.dead.count() > 0 && self.index.dead.count() == self.index.entities.len() {
+            return Err(format!(
+                "all {} elements are dead but the columns were not emptied",
+                self.index.dead.count()
+            ));
+        }
         for (i, e) in self.index.entities.iter().enumerate() {
             let back = self.index.sparse.get(e.slot());
             if self.index.dead.contains(i) {
