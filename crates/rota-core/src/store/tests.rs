@@ -761,7 +761,10 @@ mod store_model_with_removals {
         }
 
         #[test]
-        fn store_matches_oracle_through_removals_across_pages(ops in proptest::collection::vec(op(40), 1..200)) {
+        // Up to 100 operations, not 200: every step's ordered walk of an unsettled store goes
+        // through all 41 sparse pages (O(highest slot)), which made this the slowest test of
+        // the crate (6.5 s of the README command); every step still crosses pages.
+        fn store_matches_oracle_through_removals_across_pages(ops in proptest::collection::vec(op(40), 1..100)) {
             let m = |s: u32| s * 4099 + 5;
             let ops: Vec<Op> = ops.into_iter().map(|o| match o {
                 Op::Insert(s, g) => Op::Insert(m(s), g),

@@ -805,27 +805,28 @@ impl World {
             // What the dense column lists but the store does not hold are dead elements
             // (`store/dead.rs`): they must belong to despawned entities.
             let index = entry.store.index();
-            let (live, dead): (Vec<Entity>, Vec<Entity>) = entry
-                .store
-                .dense_entities()
-                .iter()
-                .partition(|&&e| index.contains(e));
-            if let Some(e) = live.iter().find(|e| !self.membership.contains(e.slot(), i)) {
-                return Err(format!(
-                    "store `{}` holds {e} but the membership index says it does not",
-                    entry.name
-                ));
+            for &e in entry.store.dense_entities() {
+                let alive = self.entities.is_alive(e);
+                if !index.contains(e) {
+                    if alive {
+                        return Err(format!(
+                            "store `{}` keeps a dead element for {e}, which is alive",
+                            entry.name
+                        ));
+                    }
+                    continue;
+                }
+                if !self.membership.contains(e.slot(), i) {
+                    return Err(format!(
+                        "store `{}` holds {e} but the membership index says it does not",
+                        entry.name
+                    ));
+                }
+                if !alive {
+                    return Err(format!("store `{}` holds dead entity {e}", entry.name));
+                }
             }
             held += entry.store.len();
-            if let Some(dead) = live.iter().find(|&&e| !self.entities.is_alive(e)) {
-                return Err(format!("store `{}` holds dead entity {dead}", entry.name));
-            }
-            if let Some(alive) = dead.iter().find(|&&e| self.entities.is_alive(e)) {
-                return Err(format!(
-                    "store `{}` keeps a dead element for {alive}, which is alive",
-                    entry.name
-                ));
-            }
         }
         let indexed = self.membership.count();
         if indexed != held {
