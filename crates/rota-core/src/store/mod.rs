@@ -784,12 +784,8 @@ impl<T> Store<T> {
     /// drive.
     #[cfg(test)]
     pub(crate) fn forget(&mut self, entity: Entity) {
-        if std::mem::needs_drop::<T>() {
-            drop(self.remove(entity));
-            return;
-        }
-        if let Some(d) = self.dense_index(entity) {
-            self.mark_dead(entity.slot(), d);
+        if self.contains(entity) {
+            self.forget_held(entity);
         }
     }
 
