@@ -10,7 +10,6 @@
 use std::any::Any;
 use std::collections::VecDeque;
 use std::panic::{AssertUnwindSafe, catch_unwind, resume_unwind};
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
@@ -23,7 +22,7 @@ use crate::panic::{SystemPanic, SystemPanics};
 use crate::report::{BatchProfile, RunReport, SystemProfile};
 use crate::system_box::BoxedSystem;
 use crate::trace::span;
-use crate::workers::Workers;
+use crate::workers::{Helpers, Workers};
 
 /// A system in `Schedule::systems`: stored in run order, batch after batch.
 pub(crate) struct Scheduled {
@@ -120,66 +119,24 @@ fn run_parallel<'s, 'w>(
             *out = run_job(job, workers);
         }
     };
-    // Every thread arrives only once nothing is left to pull, so waiting for the others never
-    // holds back a job.
-    let rendezvous = Rendezvous::new(1 + fixed.len());
-    let (rendezvous, run_left) = (&rendezvous, &run_left);
+    // The workers end (and linger) once nothing is left to pull; the calling thread then waits
+    // for them awake, so neither end of the batch has to wake a sleeping thread.
+    let running = Helpers::new(true);
+    let (running, run_left) = (&running, &run_left);
     pool.in_place_scope(|scope| {
         for (job, out) in fixed {
+            running.start();
             scope.spawn(move |_| {
-                *out = run_job(job, workers);
-                run_left();
-                rendezvous.arrive_and_wait();
+                running.run(|| {
+                    *out = run_job(job, workers);
+                    run_left();
+                });
             });
         }
         *first_out = run_job(first, workers);
         run_left();
-        rendezvous.arrive_and_wait();
+        running.wait_awake();
     });
-}
-
-/// How long a thread that finished its part of a batch waits, awake, for the others.
-const RENDEZVOUS_SPIN: Duration = Duration::from_micros(100);
-
-/// The end of a parallel batch, where the threads wait for each other **awake** for a short
-/// while before handing back to rayon.
-///
-/// Why: a thread that is idle when the next batch (or the end of this one) arrives must be
-/// woken, and waking an idle thread took 25–110 µs per batch on the 2-core VM this was measured
-/// on (the batch's wall time minus its longest system, in `RunProfile`) — 13% of a `two_chains`
-/// tick. Waiting awake, the threads leave a batch together: the calling thread sees the others
-/// finish at once, and the workers are still awake when the next batch is handed out a few
-/// microseconds later. The wait is bounded ([`RENDEZVOUS_SPIN`], after which the thread falls
-/// back to rayon's own wait, which sleeps), so a batch whose systems differ by more than that
-/// costs at most that much spinning per thread, and a thread waiting for a descheduled one
-/// gives its core back. The bound also rules out a deadlock if the pool ever ran a batch's jobs
-/// one after another on one thread. Timing decides only who waits, never what runs: results
-/// are unchanged. Measured: `docs/benchmarks.md`, "The rendezvous at the end of a batch".
-struct Rendezvous {
-    pending: AtomicUsize,
-}
-
-impl Rendezvous {
-    /// A rendezvous of `count` parties.
-    fn new(count: usize) -> Rendezvous {
-        Rendezvous {
-            pending: AtomicUsize::new(count),
-        }
-    }
-
-    /// Marks this thread's part done and waits (spinning, bounded) until every part is.
-    fn arrive_and_wait(&self) {
-        if self.pending.fetch_sub(1, Ordering::AcqRel) == 1 {
-            return;
-        }
-        let start = Instant::now();
-        while self.pending.load(Ordering::Acquire) > 0 {
-            if start.elapsed() > RENDEZVOUS_SPIN {
-                return;
-            }
-            std::hint::spin_loop();
-        }
-    }
 }
 
 /// Settles `stores` (each also making the removals it owes, see [`UnsettledStore`]): on the
@@ -215,11 +172,14 @@ fn settle(mut stores: Vec<UnsettledStore<'_>>, workers: &Workers, inline_below: 
             }
         }
     };
+    let running = Helpers::new(true);
     pool.in_place_scope(|scope| {
         for _ in 0..helpers {
-            scope.spawn(|_| settle_left());
+            running.start();
+            scope.spawn(|_| running.run(settle_left));
         }
         settle_left();
+        running.wait_awake();
     });
 }
 
@@ -463,6 +423,3 @@ impl Schedule {
         SystemPanics { panics }
     }
 }
-
-#[cfg(test)]
-mod tests;

@@ -18,7 +18,8 @@
 //!   then drains what is left. At most about twice the thread count of tasks are buffered, and
 //!   their buffers are reused. Helpers never wait: one that finds the queue empty ends, and the
 //!   walker starts a new one when the next task arrives — so a helper can never block a thread
-//!   the walker needs.
+//!   the walker needs. (A helper's *thread* then lingers, awake but taking any new job at once,
+//!   and the walker waits awake for the helpers still running: `workers.rs`.)
 //!
 //! A run handed out is stamped changed as a whole when the walker takes the next run (see
 //! `QueryIter::pieces`): every item of it reaches the closure unless the closure panics.
@@ -40,7 +41,7 @@ use std::sync::Arc;
 use rota_core::query::{Piece, QueryData, QueryIter};
 use rota_core::system::Query;
 
-use crate::workers::Workers;
+use crate::workers::{Helpers, Workers};
 
 /// `Iterator`, `ExactSizeIterator` and `Debug` for a numbered batch of items handed to a
 /// closure ([`ParChunk`], [`ParSegment`]): its `index` and the `items` it drains.
@@ -502,18 +503,24 @@ impl Threads {
                 std::mem::forget(guard);
             }
         };
+        let running = Helpers::new(matches!(self, Threads::Schedule(_)));
+        let (running, take_and_run) = (&running, &take_and_run);
         match self {
             Threads::Schedule(pool) => pool.in_place_scope(|scope| {
                 for _ in 0..helpers {
-                    scope.spawn(|_| take_and_run());
+                    running.start();
+                    scope.spawn(move |_| running.run(take_and_run));
                 }
                 take_and_run();
+                running.wait_awake();
             }),
             Threads::Rayon(_) => rayon::in_place_scope(|scope| {
                 for _ in 0..helpers {
-                    scope.spawn(|_| take_and_run());
+                    running.start();
+                    scope.spawn(move |_| running.run(take_and_run));
                 }
                 take_and_run();
+                running.wait_awake();
             }),
         }
     }
@@ -532,13 +539,15 @@ impl Threads {
             pending: None,
         };
         let queue = Queue::new();
+        let running = Helpers::new(matches!(self, Threads::Schedule(_)));
+        let work = (&mut chunker, run, &queue, &running);
         match self {
             Threads::Schedule(pool) => {
                 let helpers = pool.current_num_threads();
-                pool.in_place_scope(|scope| shared(&mut chunker, run, &queue, scope, helpers));
+                pool.in_place_scope(|scope| shared(work, scope, helpers));
             }
             Threads::Rayon(helpers) => {
-                rayon::in_place_scope(|scope| shared(&mut chunker, run, &queue, scope, helpers));
+                rayon::in_place_scope(|scope| shared(work, scope, helpers));
             }
         }
     }
@@ -725,11 +734,19 @@ fn help<P>(queue: &Mutex<Queue<P>>, run: Run<'_, P>) {
     }
 }
 
-/// The walk on this thread, tasks shared with up to `max_helpers` helpers on `scope`.
-fn shared<'scope, 'w, Q: QueryData + 'scope>(
-    chunker: &mut Chunker<'w, Q, impl Iterator<Item = Piece<'w, Q>>>,
-    run: Run<'scope, Piece<'w, Q>>,
-    queue: &'scope Mutex<Queue<Piece<'w, Q>>>,
+/// What [`shared`] works with: the walk's chunker, the task runner, the task queue and the
+/// count of running helpers.
+type Shared<'c, 'scope, 'w, Q, I> = (
+    &'c mut Chunker<'w, Q, I>,
+    Run<'scope, Piece<'w, Q>>,
+    &'scope Mutex<Queue<Piece<'w, Q>>>,
+    &'scope Helpers,
+);
+
+/// The walk on this thread, tasks shared with up to `max_helpers` helpers on `scope`; returns
+/// once every task has run (waiting awake a short while for the helpers, see [`Helpers`]).
+fn shared<'scope, 'w, Q: QueryData + 'scope, I: Iterator<Item = Piece<'w, Q>>>(
+    (chunker, run, queue, running): Shared<'_, 'scope, 'w, Q, I>,
     scope: &rayon::Scope<'scope>,
     max_helpers: usize,
 ) where
@@ -773,11 +790,13 @@ fn shared<'scope, 'w, Q: QueryData + 'scope>(
             (q.tasks.len(), start_helper)
         };
         if start_helper {
-            scope.spawn(move |_| help(queue, run));
+            running.start();
+            scope.spawn(move |_| running.run(|| help(queue, run)));
         }
         if backlog > backlog_limit {
             run_one(queue, run);
         }
     }
     while run_one(queue, run) {}
+    running.wait_awake();
 }

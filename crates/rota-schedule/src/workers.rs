@@ -6,9 +6,19 @@
 //! runs code) and never rayon's global pool. On the schedule's own worker threads rayon's free
 //! functions would find the right pool, but the calling thread runs systems too and belongs to
 //! no pool, so the pool is handed over explicitly.
+//!
+//! Also here: how the threads meet at the ends of a parallel section (a parallel batch, a
+//! parallel settle, a `par_for_each` or `par_map_segments` walk). A pool thread that finishes
+//! its part **lingers** ([`linger_after_job`]): it stays awake a short while, running any new
+//! job at once, so the next section a few hundred microseconds later does not have to wake it.
+//! The calling thread, done with its own part, **waits awake** for the pool threads still
+//! running theirs ([`Helpers::wait_awake`]) instead of sleeping in rayon's scope wait. Both are
+//! bounded, and timing only ever decides which thread runs a job, never what runs.
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
 
 /// The threads of the schedule running the current system.
 #[derive(Clone)]
@@ -48,3 +58,109 @@ impl Workers {
         CURRENT.with_borrow(Clone::clone)
     }
 }
+
+/// How long a pool thread stays awake, taking any new job at once, after its part of a
+/// parallel section ends (see [`linger_after_job`]).
+const LINGER: Duration = Duration::from_micros(300);
+
+/// How long the calling thread waits awake, at the end of a parallel section, for the pool
+/// threads still running their part (see [`Helpers::wait_awake`]).
+const WAIT_AWAKE: Duration = Duration::from_micros(100);
+
+thread_local! {
+    /// Set while this pool thread runs its linger job (so a job it takes meanwhile does not
+    /// queue a second one inside the first).
+    static LINGERING: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Called by a pool thread when its part of a parallel section ends: queues a job on this
+/// thread that keeps it awake for [`LINGER`] after its last job, running any job that arrives
+/// meanwhile (`rayon::yield_now`) instead of going to sleep.
+///
+/// Why: on the 2-core VM this was measured on, waking a sleeping rayon worker took 57–78 µs
+/// from the spawn to the job's start (a throw-away counter in `par.rs`; 5–6 µs with this
+/// linger), and a tick of the ecosystem demo opens a dozen parallel sections — each
+/// `par_for_each`, `par_map_segments`, parallel batch and parallel settle is one — a few
+/// hundred microseconds apart. Without the linger every one of them started with the calling
+/// thread alone. Bounded, so an idle schedule gives its cores back within [`LINGER`]; and
+/// `yield_now` gives the core to another process that wants it. Timing decides only which
+/// thread runs a job, never what runs: results are unchanged. Measured: `docs/benchmarks.md`,
+/// "Workers that stay awake between parallel sections".
+pub(crate) fn linger_after_job() {
+    if rayon::current_thread_index().is_none() || LINGERING.get() {
+        return;
+    }
+    rayon::spawn(|| {
+        LINGERING.set(true);
+        let mut last_job = Instant::now();
+        loop {
+            match rayon::yield_now() {
+                Some(rayon::Yield::Executed) => last_job = Instant::now(),
+                _ if last_job.elapsed() > LINGER => break,
+                _ => std::hint::spin_loop(),
+            }
+        }
+        LINGERING.set(false);
+    });
+}
+
+/// The pool threads a parallel section handed work to, counted so that the calling thread can
+/// wait for them awake at the end of the section: otherwise it sleeps in rayon's scope wait and
+/// must be woken when the last one finishes (tens of microseconds here, see
+/// [`linger_after_job`]).
+pub(crate) struct Helpers {
+    running: AtomicUsize,
+    /// Whether a helper's thread lingers when done: on a schedule's own pool, not on rayon's
+    /// global pool (which a `par_for_each` outside a schedule uses, and which is the
+    /// application's to keep busy or idle).
+    linger: bool,
+}
+
+impl Helpers {
+    /// No helper yet, on a schedule's pool (`linger`) or on rayon's global pool.
+    pub(crate) const fn new(linger: bool) -> Helpers {
+        Helpers {
+            running: AtomicUsize::new(0),
+            linger,
+        }
+    }
+
+    /// Counts one more helper; call before spawning it.
+    pub(crate) fn start(&self) {
+        self.running.fetch_add(1, Ordering::AcqRel);
+    }
+
+    /// Runs a helper's part: `f`, then the helper is no longer counted (also if `f` panics)
+    /// and, on a schedule's pool, its thread lingers.
+    pub(crate) fn run(&self, f: impl FnOnce()) {
+        struct Done<'a>(&'a AtomicUsize);
+        impl Drop for Done<'_> {
+            fn drop(&mut self) {
+                self.0.fetch_sub(1, Ordering::AcqRel);
+            }
+        }
+        let done = Done(&self.running);
+        f();
+        drop(done);
+        if self.linger {
+            linger_after_job();
+        }
+    }
+
+    /// On the calling thread, once its own part is done: waits, spinning for at most
+    /// [`WAIT_AWAKE`], until no helper is running. Past the bound it returns anyway and the
+    /// scope's own wait (which sleeps) takes over, so a descheduled helper costs a bounded
+    /// spin and never a deadlock.
+    pub(crate) fn wait_awake(&self) {
+        if self.running.load(Ordering::Acquire) == 0 {
+            return;
+        }
+        let start = Instant::now();
+        while self.running.load(Ordering::Acquire) > 0 && start.elapsed() <= WAIT_AWAKE {
+            std::hint::spin_loop();
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;
