@@ -18,11 +18,36 @@ use rota::World;
 use crate::cli::Args;
 use crate::sim::{Row, Stats};
 
-/// What one run left behind.
-struct Outcome {
-    checksum: u64,
-    seconds: f64,
+/// One simulation in progress: its world, its schedule and the time its ticks took.
+struct Run {
     world: World,
+    schedule: rota::Schedule,
+    /// Time spent in `Schedule::run`, summed over the ticks (nothing else: not the population
+    /// table, the progress bar or a scene save).
+    seconds: f64,
+    last_report: Option<rota::RunReport>,
+}
+
+impl Run {
+    fn new(args: &Args, threads: usize) -> Result<Run, String> {
+        Ok(Run {
+            world: sim::build_world(args.size as usize, args.seed),
+            schedule: sim::build_schedule(threads).map_err(|e| e.to_string())?,
+            seconds: 0.0,
+            last_report: None,
+        })
+    }
+
+    /// Runs one tick, timed.
+    fn tick(&mut self) {
+        let start = Instant::now();
+        self.last_report = Some(self.schedule.run(&mut self.world));
+        self.seconds += start.elapsed().as_secs_f64();
+    }
+
+    fn ticks_per_second(&self, ticks: u64) -> f64 {
+        ticks as f64 / self.seconds.max(1e-9)
+    }
 }
 
 fn print_row(bar: Option<&ProgressBar>, r: &Row) {
@@ -47,9 +72,15 @@ fn progress_bar(ticks: u64) -> Result<ProgressBar, String> {
     Ok(ProgressBar::new(ticks).with_style(style))
 }
 
-fn simulate(args: &Args, threads: usize, show: bool) -> Result<Outcome, String> {
-    let mut world = sim::build_world(args.size as usize, args.seed);
-    let mut schedule = sim::build_schedule(threads).map_err(|e| e.to_string())?;
+/// Runs `run` for `args.ticks` ticks; `show`: with the population table, a progress bar and the
+/// scene save (`--verify`'s comparison run shows nothing).
+///
+/// The two runs of `--verify` go one after the other. Taking turns tick by tick was tried, so
+/// that both rates would see the same machine load: on the 2-core VM it was measured on, the
+/// N-thread run then lost a quarter of its speed (1.14–1.38× against 1.34–1.62× one after the
+/// other), because its worker thread slept through every tick of the other run and waking a
+/// CPU idle that long is slow there.
+fn simulate(args: &Args, run: &mut Run, show: bool) -> Result<(), String> {
     let bar = if show && args.ticks >= 100 {
         Some(progress_bar(args.ticks)?)
     } else {
@@ -66,19 +97,17 @@ fn simulate(args: &Args, threads: usize, show: bool) -> Result<Outcome, String> 
             "{:>6} {:>9} {:>9} {:>10} {:>7} {:>7} {:>7} {:>7}",
             "tick", "prey", "predators", "grass", "births", "kills", "hunters", "aged"
         );
-        if let Some(row) = last_row(&world) {
+        if let Some(row) = last_row(&run.world) {
             print_row(bar.as_ref(), &row); // tick 0: the world before the first tick
         }
     }
-    let start = Instant::now();
-    let mut last_report = None;
     for tick in 1..=args.ticks {
-        last_report = Some(schedule.run(&mut world));
+        run.tick();
         if show
             && tick == args.ticks.div_ceil(2)
             && let Some(path) = &args.save_scene
         {
-            let report = sim::scene::save_and_reload(&world, path)?;
+            let report = sim::scene::save_and_reload(&run.world, path)?;
             let line = format!(
                 "scene: OK — {} bytes written to {}, saved in {:.3} s, loaded in {:.3} s",
                 report.bytes,
@@ -96,7 +125,7 @@ fn simulate(args: &Args, threads: usize, show: bool) -> Result<Outcome, String> 
         }
         if show
             && (tick % args.report_every == 0 || tick == args.ticks)
-            && let Some(row) = last_row(&world)
+            && let Some(row) = last_row(&run.world)
         {
             print_row(bar.as_ref(), &row);
         }
@@ -104,21 +133,7 @@ fn simulate(args: &Args, threads: usize, show: bool) -> Result<Outcome, String> 
     if let Some(bar) = bar {
         bar.finish_and_clear();
     }
-    let seconds = start.elapsed().as_secs_f64();
-    if show
-        && args.profile
-        && let Some(report) = &last_report
-    {
-        println!(
-            "profile of tick {} ({threads} thread(s)):\n{}",
-            report.tick, report.profile
-        );
-    }
-    Ok(Outcome {
-        checksum: sim::checksum(&world),
-        seconds,
-        world,
-    })
+    Ok(())
 }
 
 fn main() -> ExitCode {
@@ -146,18 +161,28 @@ fn main() -> ExitCode {
         "ecosystem: {} animals, {} ticks, seed {}, {} thread(s)",
         args.size, args.ticks, args.seed, plan.threads
     );
-    let main_run = match simulate(&args, plan.threads, true) {
-        Ok(o) => o,
+    let main_run = match Run::new(&args, plan.threads)
+        .and_then(|mut run| simulate(&args, &mut run, true).map(|()| run))
+    {
+        Ok(run) => run,
         Err(e) => {
             eprintln!("error: {e}");
             return ExitCode::FAILURE;
         }
     };
+    if args.profile
+        && let Some(report) = &main_run.last_report
+    {
+        println!(
+            "profile of tick {} ({} thread(s)):\n{}",
+            report.tick, plan.threads, report.profile
+        );
+    }
+    let checksum = sim::checksum(&main_run.world);
     println!(
-        "checksum {:016x} after {} ticks, {:.1} ticks/s ({} live entities)",
-        main_run.checksum,
+        "checksum {checksum:016x} after {} ticks, {:.1} ticks/s ({} live entities)",
         args.ticks,
-        args.ticks as f64 / main_run.seconds.max(1e-9),
+        main_run.ticks_per_second(args.ticks),
         main_run.world.len()
     );
     if let Some(path) = &plan.chart {
@@ -175,27 +200,27 @@ fn main() -> ExitCode {
         }
     }
     if let Some(other) = plan.verify_against {
-        let check = match simulate(&args, other, false) {
-            Ok(o) => o,
+        let check = match Run::new(&args, other)
+            .and_then(|mut run| simulate(&args, &mut run, false).map(|()| run))
+        {
+            Ok(run) => run,
             Err(e) => {
                 eprintln!("error: {e}");
                 return ExitCode::FAILURE;
             }
         };
         let n = plan.threads;
-        let rate = |o: &Outcome| args.ticks as f64 / o.seconds.max(1e-9);
-        println!(
-            "verify: {n:>3} thread(s) checksum {:016x}, {:.1} ticks/s",
-            main_run.checksum,
-            rate(&main_run)
+        let check_sum = sim::checksum(&check.world);
+        let (rate, check_rate) = (
+            main_run.ticks_per_second(args.ticks),
+            check.ticks_per_second(args.ticks),
         );
+        println!("verify: {n:>3} thread(s) checksum {checksum:016x}, {rate:.1} ticks/s");
         println!(
-            "verify: {other:>3} thread(s) checksum {:016x}, {:.1} ticks/s ({n} thread(s): {:.2}x)",
-            check.checksum,
-            rate(&check),
-            rate(&main_run) / rate(&check).max(1e-9)
+            "verify: {other:>3} thread(s) checksum {check_sum:016x}, {check_rate:.1} ticks/s ({n} thread(s): {:.2}x)",
+            rate / check_rate.max(1e-9)
         );
-        if check.checksum == main_run.checksum {
+        if check_sum == checksum {
             println!("verify: OK — identical checksums on {other} and {n} threads");
         } else {
             eprintln!(
