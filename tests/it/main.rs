@@ -22,6 +22,7 @@ mod schedule;
 mod schedule_determinism;
 mod schedule_events;
 mod schedule_inline_threshold;
+mod schedule_nesting;
 mod schedule_panics;
 mod schedule_profile;
 mod schedule_threads;

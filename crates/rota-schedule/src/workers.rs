@@ -82,22 +82,35 @@ thread_local! {
 /// linger), and a tick of the ecosystem demo opens a dozen parallel sections — each
 /// `par_for_each`, `par_map_segments`, parallel batch and parallel settle is one — a few
 /// hundred microseconds apart. Without the linger every one of them started with the calling
-/// thread alone. Bounded, so an idle schedule gives its cores back within [`LINGER`]; and
-/// `yield_now` gives the core to another process that wants it. Timing decides only which
+/// thread alone. Bounded, so an idle schedule gives its cores back within [`LINGER`]; between
+/// jobs the thread also offers its core to the OS (`std::thread::yield_now`: `rayon::yield_now`
+/// alone only runs a pending rayon job), so a pool with more threads than cores lets the
+/// working threads run. It is still a busy loop on an idle core. Timing decides only which
 /// thread runs a job, never what runs: results are unchanged. Measured: `docs/benchmarks.md`,
 /// "Workers that stay awake between parallel sections".
 pub(crate) fn linger_after_job() {
-    if rayon::current_thread_index().is_none() || LINGERING.get() {
+    let Some(home) = rayon::current_thread_index() else {
+        return; // not a pool thread
+    };
+    // Only at the bottom of a pool thread's stack: a job that ran nested inside a system's wait
+    // (a system on this thread walking its query) must not keep that system from going on, and
+    // one linger at a time.
+    if Workers::current().is_some() || LINGERING.get() {
         return;
     }
-    rayon::spawn(|| {
+    rayon::spawn(move || {
+        if rayon::current_thread_index() != Some(home) || LINGERING.get() {
+            return; // stolen by another thread, or run nested in another linger
+        }
         LINGERING.set(true);
         let mut last_job = Instant::now();
         loop {
             match rayon::yield_now() {
                 Some(rayon::Yield::Executed) => last_job = Instant::now(),
                 _ if last_job.elapsed() > LINGER => break,
-                _ => std::hint::spin_loop(),
+                // `rayon::yield_now` only runs a pending rayon job: offer the core to the OS
+                // too, so a pool with more threads than cores lets the working ones run.
+                _ => std::thread::yield_now(),
             }
         }
         LINGERING.set(false);
@@ -147,17 +160,20 @@ impl Helpers {
         }
     }
 
-    /// On the calling thread, once its own part is done: waits, spinning for at most
-    /// [`WAIT_AWAKE`], until no helper is running. Past the bound it returns anyway and the
-    /// scope's own wait (which sleeps) takes over, so a descheduled helper costs a bounded
-    /// spin and never a deadlock.
+    /// On the calling thread, once its own part is done: waits, awake (yielding to the OS) for
+    /// at most [`WAIT_AWAKE`], until no helper is running. Past the bound it returns anyway and
+    /// the scope's own wait (which sleeps) takes over, so a descheduled helper costs a bounded
+    /// wait and never a deadlock. On a pool thread it returns at once (see the body).
     pub(crate) fn wait_awake(&self) {
-        if self.running.load(Ordering::Acquire) == 0 {
+        // On a pool thread (a system of a parallel batch walking its query), the helpers may
+        // be queued on this very thread, or the other threads busy: spinning would only hold
+        // them up. Rayon's own wait there runs pending jobs and never sleeps first.
+        if rayon::current_thread_index().is_some() || self.running.load(Ordering::Acquire) == 0 {
             return;
         }
         let start = Instant::now();
         while self.running.load(Ordering::Acquire) > 0 && start.elapsed() <= WAIT_AWAKE {
-            std::hint::spin_loop();
+            std::thread::yield_now();
         }
     }
 }
