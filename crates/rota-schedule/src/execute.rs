@@ -173,14 +173,7 @@ fn settle(mut stores: Vec<UnsettledStore<'_>>, workers: &Workers, inline_below: 
         }
     };
     let running = Helpers::new(true);
-    pool.in_place_scope(|scope| {
-        for _ in 0..helpers {
-            running.start();
-            scope.spawn(|_| running.run(settle_left));
-        }
-        settle_left();
-        running.wait_awake();
-    });
+    pool.in_place_scope(|scope| running.share(scope, helpers, &settle_left));
 }
 
 /// Entity-components a batch touches: the summed lengths of every declared component store.

@@ -504,24 +504,13 @@ impl Threads {
             }
         };
         let running = Helpers::new(matches!(self, Threads::Schedule(_)));
-        let (running, take_and_run) = (&running, &take_and_run);
         match self {
-            Threads::Schedule(pool) => pool.in_place_scope(|scope| {
-                for _ in 0..helpers {
-                    running.start();
-                    scope.spawn(move |_| running.run(take_and_run));
-                }
-                take_and_run();
-                running.wait_awake();
-            }),
-            Threads::Rayon(_) => rayon::in_place_scope(|scope| {
-                for _ in 0..helpers {
-                    running.start();
-                    scope.spawn(move |_| running.run(take_and_run));
-                }
-                take_and_run();
-                running.wait_awake();
-            }),
+            Threads::Schedule(pool) => {
+                pool.in_place_scope(|scope| running.share(scope, helpers, &take_and_run));
+            }
+            Threads::Rayon(_) => {
+                rayon::in_place_scope(|scope| running.share(scope, helpers, &take_and_run));
+            }
         }
     }
 

@@ -160,6 +160,23 @@ impl Helpers {
         }
     }
 
+    /// The common shape of a parallel section: `helpers` helpers on `scope`, each running
+    /// `part` (which takes work until none is left), the calling thread running it too, then
+    /// waiting awake for the helpers.
+    pub(crate) fn share<'scope>(
+        &'scope self,
+        scope: &rayon::Scope<'scope>,
+        helpers: usize,
+        part: &'scope (dyn Fn() + Sync),
+    ) {
+        for _ in 0..helpers {
+            self.start();
+            scope.spawn(move |_| self.run(part));
+        }
+        part();
+        self.wait_awake();
+    }
+
     /// On the calling thread, once its own part is done: waits, awake (yielding to the OS) for
     /// at most [`WAIT_AWAKE`], until no helper is running. Past the bound it returns anyway and
     /// the scope's own wait (which sleeps) takes over, so a descheduled helper costs a bounded
