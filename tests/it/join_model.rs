@@ -373,3 +373,71 @@ fn for_each_run_after_next_over_a_merged_optional_column_hands_out_each_entity_o
         (4..12).map(|i| (i, i, (i % 3 == 0).then_some(i))).collect();
     assert_eq!(rest, expected);
 }
+
+/// A's values of the oracle's rows kept by `keep`.
+fn a_values(world: &World, keep: impl Fn(&World, Entity) -> bool) -> Vec<u32> {
+    oracle(world, keep)
+        .into_iter()
+        .map(|(_, a, _, _)| a.expect("kept rows have A"))
+        .collect()
+}
+
+/// The A values of `iter`'s walk taken `k` items by `next`, then the rest by `for_each_run`.
+fn next_then_runs<'w>(mut iter: rota::QueryIter<'w, &'w mut A, With<B>>, k: usize) -> Vec<u32> {
+    let mut out: Vec<u32> = iter.by_ref().take(k).map(|a| a.0).collect();
+    iter.for_each_run(|entities, a| {
+        assert_eq!(entities.len(), a.len());
+        out.extend(a.iter().map(|a| a.0));
+    });
+    out
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(crate::cases(64)))]
+
+    /// Queries of one plain element take their first run when built (a `for` loop over a
+    /// query of one run is then a plain slice loop, `QueryIter::STARTS`): every path still
+    /// yields the oracle's values — one run (`&A`) or several (`&mut A` with `With<B>`, stores
+    /// out of step), walked by `next`, `fold`, runs, and `next` for a while then runs.
+    #[test]
+    fn one_element_queries_match_the_oracle(ops in proptest::collection::vec(op(), 0..160), k in 0usize..40) {
+        let mut world = build(&ops);
+        let all_a = a_values(&world, |w, e| w.has::<A>(e));
+        let a_with_b = a_values(&world, |w, e| w.has::<A>(e) && w.has::<B>(e));
+
+        let mut by_next = Vec::new();
+        for a in world.query_mut::<&A>() {
+            by_next.push(a.0);
+        }
+        prop_assert_eq!(&by_next, &all_a);
+        let mut by_next = Vec::new();
+        for a in world.query_filtered_mut::<&mut A, With<B>>() {
+            by_next.push(a.0);
+        }
+        prop_assert_eq!(&by_next, &a_with_b);
+
+        let mut by_fold = Vec::new();
+        world.query_filtered_mut::<&mut A, With<B>>().for_each(|a| by_fold.push(a.0));
+        prop_assert_eq!(&by_fold, &a_with_b);
+
+        let mut by_runs = Vec::new();
+        let mut runs = 0;
+        world.query_mut::<&mut A>().for_each_run(|entities, a| {
+            assert_eq!(entities.len(), a.len());
+            runs += 1;
+            by_runs.extend(a.iter().map(|a| a.0));
+        });
+        prop_assert_eq!(&by_runs, &all_a);
+        // A settled store alone is one run.
+        prop_assert_eq!(runs, usize::from(!all_a.is_empty()));
+        let mut by_runs = Vec::new();
+        world.query_filtered_mut::<&mut A, With<B>>().for_each_run(|_, a| {
+            by_runs.extend(a.iter().map(|a| a.0));
+        });
+        prop_assert_eq!(&by_runs, &a_with_b);
+
+        prop_assert_eq!(next_then_runs(world.query_filtered_mut::<&mut A, With<B>>(), k), a_with_b.clone());
+        let entities: Vec<Entity> = world.query_filtered_mut::<Entity, With<A>>().collect();
+        prop_assert_eq!(entities.len(), all_a.len());
+    }
+}

@@ -117,6 +117,33 @@ fn filtered_items(mut q: Query<(Entity, &mut A), (With<B>, Without<C>)>, rec: Re
     });
 }
 
+// A plain join (every element required, no change filter): its iterators take their first run
+// when built, so the parallel walks must start from an unstarted one to cut it.
+#[system(reads(Record), writes(A))]
+fn plain_chunks(mut q: Query<(Entity, &mut A)>, rec: Res<Record>) {
+    q.par_for_each_chunk(|chunk| {
+        let index = chunk.index();
+        let seen = chunk.map(|(e, a)| see_and_bump_a(e, a, None)).collect();
+        rec.push(index, seen);
+    });
+}
+
+#[system(reads(Record), writes(A))]
+fn plain_items(mut q: Query<(Entity, &mut A)>, rec: Res<Record>) {
+    q.par_for_each(|(e, a)| {
+        rec.push(0, vec![see_and_bump_a(e, a, None)]);
+    });
+}
+
+#[system(reads(Record), writes(A))]
+fn plain_segments(mut q: Query<(Entity, &mut A)>, rec: Res<Record>) {
+    q.par_map_segments(|segment| {
+        let index = segment.index();
+        let seen = segment.map(|(e, a)| see_and_bump_a(e, a, None)).collect();
+        rec.push(index, seen);
+    });
+}
+
 #[system(reads(A, Record))]
 fn walked_chunks(mut q: Query<(Entity, Option<&A>)>, rec: Res<Record>) {
     q.par_for_each_chunk(|chunk| {
@@ -426,6 +453,15 @@ fn shapes() -> Vec<Shape> {
                     slots(m, |r| r.b.is_some()),
                 ))
             },
+            writes: Writes::A,
+        },
+        Shape {
+            name: "(Entity, &mut A)",
+            chunks: |t| schedule(plain_chunks, t),
+            items: |t| schedule(plain_items, t),
+            segments: |t| schedule(plain_segments, t),
+            matches: |r| r.a.map(|a| (r.entity, Some(a), None)),
+            driver: |m| Some(slots(m, |r| r.a.is_some())),
             writes: Writes::A,
         },
         Shape {
@@ -753,7 +789,7 @@ proptest! {
         // Merged option, `&mut`: the walk, the cuts, the writes and their stamps.
         let want: Vec<Seen> = model.live.values().filter_map(|r| r.a.map(|a| (r.entity, Some(a), r.b))).collect();
         let since = world.change_checkpoint();
-        let got = walk_segments(world.query_mut::<(Entity, &mut A, Option<&B>)>(), per, |(e, a, b)| {
+        let got = walk_segments(world.unstarted_query_mut::<(Entity, &mut A, Option<&B>), ()>(), per, |(e, a, b)| {
             let seen = (e, Some(a.0), b.map(|b| b.0));
             a.0 += 1;
             seen
@@ -780,25 +816,25 @@ proptest! {
             .map(|(e, a, b)| (e, Some(a.0), b.map(|b| b.0)))
             .collect();
         let got = walk_segments(
-            world.query_filtered_mut::<(Entity, &A, Option<&mut B>), Without<C>>(),
+            world.unstarted_query_mut::<(Entity, &A, Option<&mut B>), Without<C>>(),
             per,
             |(e, a, b)| (e, Some(a.0), b.map(|b| b.0)),
         )
         .expect("cut");
         prop_assert_eq!(got.concat(), want);
         let want: Vec<Entity> = world.query_filtered::<Entity, (With<A>, With<D>)>().collect();
-        let got = walk_segments(world.query_filtered_mut::<Entity, (With<A>, With<D>)>(), per, |e| e)
+        let got = walk_segments(world.unstarted_query_mut::<Entity, (With<A>, With<D>)>(), per, |e| e)
             .expect("cut");
         prop_assert_eq!(got.concat(), want);
         let want: Vec<(Entity, i64)> = world
             .query_filtered::<(Entity, &C), Changed<A>>()
             .map(|(e, c)| (e, c.0))
             .collect();
-        let got = walk_segments(world.query_filtered_mut::<(Entity, &C), Changed<A>>(), per, |(e, c)| (e, c.0))
+        let got = walk_segments(world.unstarted_query_mut::<(Entity, &C), Changed<A>>(), per, |(e, c)| (e, c.0))
             .expect("cut");
         prop_assert_eq!(got.concat(), want);
         // No required store: walked whole, entity by entity.
-        prop_assert!(walk_segments(world.query_mut::<(Entity, Option<&A>)>(), per, |(e, _)| e).is_none());
+        prop_assert!(walk_segments(world.unstarted_query_mut::<(Entity, Option<&A>), ()>(), per, |(e, _)| e).is_none());
     }
 }
 
@@ -811,6 +847,31 @@ struct SegmentLengths(Mutex<Vec<Vec<usize>>>);
 fn count_segments(mut q: Query<(Entity, &C), Changed<B>>, out: Res<SegmentLengths>) {
     let lengths = q.par_map_segments(|segment| segment.len());
     out.0.lock().unwrap().push(lengths);
+}
+
+#[system(reads(SegmentLengths), writes(A))]
+fn count_plain_segments(mut q: Query<&mut A>, out: Res<SegmentLengths>) {
+    let lengths = q.par_map_segments(|segment| segment.map(|a| a.0 += 1).count());
+    out.0.lock().unwrap().push(lengths);
+}
+
+/// A query of one plain element takes its first run when its iterator is built (a `for` loop
+/// over it is then a plain slice loop); `par_map_segments` must still cut it every
+/// `PAR_SEGMENT` entities, on any thread count.
+#[test]
+fn a_one_element_query_is_cut_into_segments() {
+    for threads in [1, 2, 3] {
+        let mut world = World::new();
+        world.insert_resource(SegmentLengths::default());
+        world.spawn_batch((0..10_000).map(|i| (A(i),)));
+        schedule(count_plain_segments, threads).run(&mut world);
+        let seen = world.remove_resource::<SegmentLengths>().unwrap();
+        let seen = seen.0.into_inner().unwrap();
+        let full: Vec<usize> = vec![PAR_SEGMENT, PAR_SEGMENT, PAR_SEGMENT, PAR_SEGMENT, 1808];
+        assert_eq!(seen, [full], "{threads} thread(s)");
+        let values: Vec<i64> = world.query::<&A>().map(|a| a.0).collect();
+        assert_eq!(values, (1..10_001).collect::<Vec<_>>());
+    }
 }
 
 #[system(writes(B))]

@@ -278,7 +278,8 @@ impl<Q: QueryData, F: QueryData> ParallelQuery<Q> for Query<'_, Q, F> {
             // One thread: `f` sees one item at a time, so a plain loop is the same walk.
             return self.iter_mut().for_each(f);
         };
-        let iter = self.iter_mut();
+        // Not started: a scattered walk is cut into segments before its first run.
+        let iter = self.unstarted_mut();
         if !iter.is_scattered() {
             // Long runs: handing them out costs the walking thread next to nothing.
             return each_shared(iter, threads, &f);
@@ -300,7 +301,7 @@ impl<Q: QueryData, F: QueryData> ParallelQuery<Q> for Query<'_, Q, F> {
         Fun: Fn(ParSegment<'_, Q::Item<'_>>) -> R + Send + Sync,
         for<'a> Q::Item<'a>: Send,
     {
-        let segments = match self.iter_mut().segments(|_| PAR_SEGMENT) {
+        let segments = match self.unstarted_mut().segments(|_| PAR_SEGMENT) {
             Ok(segments) => segments,
             Err(whole) => vec![whole],
         };

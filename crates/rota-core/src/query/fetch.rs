@@ -128,6 +128,7 @@ macro_rules! impl_component_element {
      item: $item:ty, slice: $slice:ty, run: $run:ty, one: $one:path) => {
         impl<T: Component> Sealed for $element {}
         impl<T: Component> QueryData for $element {
+            const PLAIN: bool = true;
             type Item<'w> = $item;
             type Slices<'w> = $slice;
             type Raw<'w> = $run;
@@ -169,6 +170,10 @@ macro_rules! impl_component_element {
             #[inline]
             fn one_slices<'w>(item: Self::Item<'w>) -> Self::Slices<'w> {
                 $one(item)
+            }
+            #[inline]
+            fn run_slices<'w>(run: Self::Run<'w>) -> Self::Slices<'w> {
+                run.rest()
             }
             fn slices_one<'w>(f: &mut Self::Fetch<'w>, e: Entity) -> Option<Self::Slices<'w>> {
                 f.as_mut()?.one(e).map(ColumnRun::rest)
@@ -236,6 +241,17 @@ macro_rules! impl_component_element {
             fn one_slices<'w>(item: Self::Item<'w>) -> Self::Slices<'w> {
                 item.map($one)
             }
+            #[inline]
+            fn run_slices<'w>(run: Self::Run<'w>) -> Self::Slices<'w> {
+                match run {
+                    OptionRun::Some(run) => Some(run.rest()),
+                    OptionRun::None(_) => None,
+                    OptionRun::Merge { .. } => {
+                        debug_assert!(false, "a merged optional run was handed out as a slice");
+                        None
+                    }
+                }
+            }
             fn slices_one<'w>(f: &mut Self::Fetch<'w>, e: Entity) -> Option<Self::Slices<'w>> {
                 Some(f.as_mut().and_then(|c| c.one(e)).map(ColumnRun::rest))
             }
@@ -288,6 +304,7 @@ macro_rules! no_store {
 
 impl Sealed for Entity {}
 impl QueryData for Entity {
+    const PLAIN: bool = true;
     type Item<'w> = Entity;
     type Slices<'w> = ();
     type Raw<'w> = ();
@@ -311,6 +328,7 @@ impl QueryData for Entity {
         (EntityRun(head), EntityRun(tail))
     }
     fn one_slices<'w>(_: Self::Item<'w>) -> Self::Slices<'w> {}
+    fn run_slices<'w>(_: Self::Run<'w>) -> Self::Slices<'w> {}
     fn slices_one<'w>(_: &mut Self::Fetch<'w>, _: Entity) -> Option<Self::Slices<'w>> {
         Some(())
     }
@@ -376,6 +394,7 @@ macro_rules! unit_runs {
             )
         }
         fn one_slices<'w>(_: Self::Item<'w>) -> Self::Slices<'w> {}
+        fn run_slices<'w>(_: Self::Run<'w>) -> Self::Slices<'w> {}
     };
 }
 
@@ -389,6 +408,7 @@ macro_rules! impl_filter {
     ($filter:ident, $role:expr, $matches:expr, $mismatch:expr) => {
         impl<T: Component> Sealed for $filter<T> {}
         impl<T: Component> QueryData for $filter<T> {
+            const PLAIN: bool = matches!($role, Role::Required);
             unit_types!();
             leaf_access!(FilterColumn<'w>, ReadOf, Mode::Membership);
             fn init<'w>(b: &mut Borrows<'w>) -> Self::Fetch<'w> {
@@ -553,6 +573,7 @@ impl_tick_filter!(Added, TickKind::Added);
 
 impl Sealed for () {}
 impl QueryData for () {
+    const PLAIN: bool = true;
     unit_types!();
     no_store!();
     unit_runs!();
@@ -576,6 +597,8 @@ macro_rules! impl_query_tuple {
     ($(($Q:ident, $i:tt)),+) => {
         impl<$($Q: QueryData),+> Sealed for ($($Q,)+) {}
         impl<$($Q: QueryData),+> QueryData for ($($Q,)+) {
+            const PLAIN: bool = true $(&& $Q::PLAIN)+;
+            const ZIPS: bool = [$(stringify!($Q)),+].len() > 1;
             type Item<'w> = ($($Q::Item<'w>,)+);
             type Slices<'w> = ($($Q::Slices<'w>,)+);
             type Raw<'w> = ($($Q::Raw<'w>,)+);
@@ -621,6 +644,10 @@ macro_rules! impl_query_tuple {
             #[inline]
             fn one_slices<'w>(item: Self::Item<'w>) -> Self::Slices<'w> {
                 ($($Q::one_slices(item.$i),)+)
+            }
+            #[inline]
+            fn run_slices<'w>(run: Self::Run<'w>) -> Self::Slices<'w> {
+                ($($Q::run_slices(run.0.$i),)+)
             }
             fn slices_one<'w>(f: &mut Self::Fetch<'w>, e: Entity) -> Option<Self::Slices<'w>> {
                 Some(($($Q::slices_one(&mut f.$i, e)?,)+))

@@ -227,6 +227,18 @@ impl<'w> JoinPlan<'w> {
         self.driver.is_some()
     }
 
+    /// Whether the join is plain (every column required, no change filter): its runs are
+    /// whole slices of every column, with no merged or optional part.
+    pub(crate) fn is_plain(&self) -> bool {
+        self.only_required
+    }
+
+    /// Whether the current run reaches the end of the driver's column: no run can follow it.
+    pub(crate) fn is_last_run(&self) -> bool {
+        self.driver
+            .is_some_and(|d| self.run_end == self.columns[d].entities.len())
+    }
+
     /// Whether the join can still be cut into segments: planned, not restricted, and no run
     /// asked for yet (the driver's cursor has not moved and no run was found).
     pub(crate) fn is_fresh(&self) -> bool {

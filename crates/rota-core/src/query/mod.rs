@@ -77,6 +77,16 @@ pub trait QueryData: Sealed {
     /// be handed to another thread (`par_for_each`).
     #[doc(hidden)]
     type Run<'w>: Iterator<Item = Self::Item<'w>> + Send;
+    /// Whether every join this element takes part in can be plain (see `JoinPlan::is_plain`):
+    /// every column it registers is required and it sets no change filter. Only decides
+    /// whether an iterator takes its first run when built (`QueryIter`); the join itself
+    /// checks again.
+    #[doc(hidden)]
+    const PLAIN: bool = false;
+    /// Whether a run's items are a zip of several runs (tuples of two or more elements): a
+    /// loop over them has an exit per element.
+    #[doc(hidden)]
+    const ZIPS: bool = false;
     /// The accesses as types, checked against a system's declarations
     /// (`ReadOf<T>`, `WriteOf<T>`, tuples).
     #[doc(hidden)]
@@ -117,6 +127,11 @@ pub trait QueryData: Sealed {
     /// `for_each_run` item by item: a merged optional column's run is not one slice).
     #[doc(hidden)]
     fn one_slices<'w>(item: Self::Item<'w>) -> Self::Slices<'w>;
+    /// A run no item was taken from, of a plain join (every column required: no optional or
+    /// merged part), as slices: what `for_each_run` hands out for the run an iterator took
+    /// when it was built.
+    #[doc(hidden)]
+    fn run_slices<'w>(run: Self::Run<'w>) -> Self::Slices<'w>;
     /// One-entity slices for `entity`, or `None` if it does not match (calls ascend).
     #[doc(hidden)]
     fn slices_one<'w>(fetch: &mut Self::Fetch<'w>, entity: Entity) -> Option<Self::Slices<'w>>;

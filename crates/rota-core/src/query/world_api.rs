@@ -159,6 +159,21 @@ impl World {
         Ok(QueryIter::from_world(self))
     }
 
+    /// [`World::query_filtered_mut`] before its first run, so that it can be cut into
+    /// [`segments`](QueryIter::segments) (see [`QueryIter::unstarted`]).
+    ///
+    /// # Panics
+    ///
+    /// As [`World::query_mut`].
+    #[doc(hidden)]
+    pub fn unstarted_query_mut<Q: QueryData, F: ReadOnlyQueryData>(
+        &mut self,
+    ) -> QueryIter<'_, Q, F> {
+        #[allow(clippy::let_unit_value)]
+        let () = AliasCheck::<Q, F>::OK;
+        QueryIter::unstarted_from_world(self)
+    }
+
     /// `try_query_filtered_mut` without the `Result`: the iterator is built in place rather
     /// than moved through one (the moves showed in the #11 profile as `memcpy`). Inline, around
     /// the out-of-line planning, so a `for` loop's iterator lives in its caller's frame and its

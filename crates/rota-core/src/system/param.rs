@@ -82,6 +82,13 @@ impl<'w, Q: QueryData, F: QueryData> Query<'w, Q, F> {
         QueryIter::new(self.borrows.reborrow())
     }
 
+    /// [`Query::iter_mut`] before its first run, so that it can be cut into
+    /// [`segments`](QueryIter::segments) (see [`QueryIter::unstarted`]).
+    #[doc(hidden)]
+    pub fn unstarted_mut(&mut self) -> QueryIter<'_, Q, F> {
+        QueryIter::unstarted(self.borrows.reborrow())
+    }
+
     /// Calls `f` on every match in ascending slot order.
     pub fn for_each(&mut self, f: impl FnMut(Q::Item<'_>)) {
         self.iter_mut().for_each(f)
