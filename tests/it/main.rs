@@ -32,6 +32,7 @@ mod settle_through_commands;
 mod snapshot_cow;
 mod snapshot_model;
 mod soak;
+mod started_queries;
 mod storage_model;
 mod structural_log;
 mod systems;

@@ -117,8 +117,9 @@ fn filtered_items(mut q: Query<(Entity, &mut A), (With<B>, Without<C>)>, rec: Re
     });
 }
 
-// A plain join (every element required, no change filter): its iterators take their first run
-// when built, so the parallel walks must start from an unstarted one to cut it.
+// A plain join (every element required, no change filter). A tuple: its iterators do not take
+// their first run when built (one-element queries do: `a_one_element_query_is_cut_into_segments`
+// and `started_queries.rs`).
 #[system(reads(Record), writes(A))]
 fn plain_chunks(mut q: Query<(Entity, &mut A)>, rec: Res<Record>) {
     q.par_for_each_chunk(|chunk| {

@@ -598,7 +598,7 @@ macro_rules! impl_query_tuple {
         impl<$($Q: QueryData),+> Sealed for ($($Q,)+) {}
         impl<$($Q: QueryData),+> QueryData for ($($Q,)+) {
             const PLAIN: bool = true $(&& $Q::PLAIN)+;
-            const ZIPS: bool = [$(stringify!($Q)),+].len() > 1;
+            const ZIPS: bool = [$(stringify!($Q)),+].len() > 1 $(|| $Q::ZIPS)+;
             type Item<'w> = ($($Q::Item<'w>,)+);
             type Slices<'w> = ($($Q::Slices<'w>,)+);
             type Raw<'w> = ($($Q::Raw<'w>,)+);

@@ -405,9 +405,10 @@ impl<'w, Q: QueryData, F: QueryData> QueryIter<'w, Q, F> {
     /// query, which matches nothing, is one segment.
     ///
     /// `Err(self)` when the query cannot be cut: it is walked entity by entity (a store not
-    /// settled, or no required component), or it has started — iterators from
-    /// `World::query_mut` and `Query::iter_mut` take their first run when built; cut the ones
-    /// from [`QueryIter::unstarted`], `World::unstarted_query_mut` and `Query::unstarted_mut`.
+    /// settled, or no required component), or it has started — iterators of one-element
+    /// queries (`QueryIter::STARTS`) from `World::query_mut`, `Query::iter_mut` and
+    /// [`QueryIter::new`] take their first run when built; cut the ones from
+    /// [`QueryIter::unstarted`], `World::unstarted_query_mut` and `Query::unstarted_mut`.
     #[doc(hidden)]
     pub fn segments(
         mut self,

@@ -83,8 +83,8 @@ pub trait QueryData: Sealed {
     /// checks again.
     #[doc(hidden)]
     const PLAIN: bool = false;
-    /// Whether a run's items are a zip of several runs (tuples of two or more elements): a
-    /// loop over them has an exit per element.
+    /// Whether a run's items are a zip of several runs (tuples of two or more elements, and
+    /// tuples holding one): a loop over them has an exit per element.
     #[doc(hidden)]
     const ZIPS: bool = false;
     /// The accesses as types, checked against a system's declarations
