@@ -430,75 +430,59 @@ type Recorded = Vec<(usize, Vec<u32>)>;
 #[resource(no_snapshot)]
 struct Seen(Mutex<Recorded>);
 
+/// Records `a`'s value and bumps it (so the writes can be checked).
+fn bump(a: &mut A) -> u32 {
+    let v = a.0;
+    a.0 += 1_000_000;
+    v
+}
+
+/// The three parallel walks, over any filter of `&mut A`: one item at a time, chunks, segments.
+fn each<F: rota::query::QueryData>(q: &mut Query<'_, &mut A, F>, rec: &Seen) {
+    q.par_for_each(|a| {
+        let v = bump(a);
+        rec.0.lock().unwrap().push((0, vec![v]));
+    });
+}
+
+fn chunks<F: rota::query::QueryData>(q: &mut Query<'_, &mut A, F>, rec: &Seen) {
+    q.par_for_each_chunk(|chunk| {
+        let i = chunk.index();
+        let v = chunk.map(bump).collect();
+        rec.0.lock().unwrap().push((i, v));
+    });
+}
+
+fn segments<F: rota::query::QueryData>(q: &mut Query<'_, &mut A, F>, rec: &Seen) {
+    let r: Vec<Vec<u32>> = q.par_map_segments(|seg| seg.map(bump).collect());
+    for (i, v) in r.into_iter().enumerate() {
+        rec.0.lock().unwrap().push((i, v));
+    }
+}
+
 #[system(reads(Seen), writes(A))]
 fn par_each_a(mut q: Query<&mut A>, rec: Res<Seen>) {
-    q.par_for_each(|a| {
-        rec.0.lock().unwrap().push((0, vec![a.0]));
-        a.0 += 1_000_000;
-    });
+    each(&mut q, &rec);
 }
 #[system(reads(Seen), writes(A))]
 fn par_chunk_a(mut q: Query<&mut A>, rec: Res<Seen>) {
-    q.par_for_each_chunk(|chunk| {
-        let i = chunk.index();
-        let v = chunk
-            .map(|a| {
-                let v = a.0;
-                a.0 += 1_000_000;
-                v
-            })
-            .collect();
-        rec.0.lock().unwrap().push((i, v));
-    });
+    chunks(&mut q, &rec);
 }
 #[system(reads(Seen), writes(A))]
 fn par_seg_a(mut q: Query<&mut A>, rec: Res<Seen>) {
-    let r: Vec<Vec<u32>> = q.par_map_segments(|seg| {
-        seg.map(|a| {
-            let v = a.0;
-            a.0 += 1_000_000;
-            v
-        })
-        .collect()
-    });
-    for (i, v) in r.into_iter().enumerate() {
-        rec.0.lock().unwrap().push((i, v));
-    }
+    segments(&mut q, &rec);
 }
 #[system(reads(Seen, B), writes(A))]
 fn par_each_ab(mut q: Query<&mut A, With<B>>, rec: Res<Seen>) {
-    q.par_for_each(|a| {
-        rec.0.lock().unwrap().push((0, vec![a.0]));
-        a.0 += 1_000_000;
-    });
+    each(&mut q, &rec);
 }
 #[system(reads(Seen, B), writes(A))]
 fn par_chunk_ab(mut q: Query<&mut A, With<B>>, rec: Res<Seen>) {
-    q.par_for_each_chunk(|chunk| {
-        let i = chunk.index();
-        let v = chunk
-            .map(|a| {
-                let v = a.0;
-                a.0 += 1_000_000;
-                v
-            })
-            .collect();
-        rec.0.lock().unwrap().push((i, v));
-    });
+    chunks(&mut q, &rec);
 }
 #[system(reads(Seen, B), writes(A))]
 fn par_seg_ab(mut q: Query<&mut A, With<B>>, rec: Res<Seen>) {
-    let r: Vec<Vec<u32>> = q.par_map_segments(|seg| {
-        seg.map(|a| {
-            let v = a.0;
-            a.0 += 1_000_000;
-            v
-        })
-        .collect()
-    });
-    for (i, v) in r.into_iter().enumerate() {
-        rec.0.lock().unwrap().push((i, v));
-    }
+    segments(&mut q, &rec);
 }
 #[system(reads(Seen, B), writes(A))]
 fn plain_loop_ab(mut q: Query<&mut A, With<B>>, rec: Res<Seen>) {
