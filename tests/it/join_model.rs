@@ -266,6 +266,51 @@ proptest! {
         prop_assert_eq!(&by_fold, &expected);
     }
 
+    /// Tuples whose elements are filters, `()` and `Entity` beside values (their `for_each`
+    /// walks one `Zip` over every element) yield what the oracle does through `next`, through
+    /// `fold`, and through `fold` after `k` items taken by `next`.
+    #[test]
+    fn zipped_tuples_with_filter_elements_match_the_oracle(
+        ops in proptest::collection::vec(op(), 0..160),
+        k in 0usize..6,
+    ) {
+        let mut world = build(&ops);
+        let expected: Vec<(Entity, u32, u32)> =
+            oracle(&world, |w, e| w.has::<A>(e) && w.has::<B>(e) && w.has::<Tag>(e))
+                .into_iter()
+                .map(|(e, a, b, _)| (e, a.unwrap(), b.unwrap()))
+                .collect();
+        type Q<'w> = (With<Tag>, Entity, (), &'w mut A, &'w B);
+        let by_next: Vec<(Entity, u32, u32)> = world
+            .query_mut::<Q<'_>>()
+            .map(|((), e, (), a, b)| (e, a.0, b.0))
+            .collect();
+        prop_assert_eq!(&by_next, &expected);
+
+        let mut by_fold: Vec<(Entity, u32, u32)> = Vec::new();
+        world
+            .query_mut::<Q<'_>>()
+            .for_each(|((), e, (), a, b)| by_fold.push((e, a.0, b.0)));
+        prop_assert_eq!(&by_fold, &expected);
+
+        let mut iter = world.query_mut::<Q<'_>>();
+        let mut mixed: Vec<(Entity, u32, u32)> =
+            iter.by_ref().take(k).map(|((), e, (), a, b)| (e, a.0, b.0)).collect();
+        iter.for_each(|((), e, (), a, b)| mixed.push((e, a.0, b.0)));
+        prop_assert_eq!(&mixed, &expected);
+
+        // Without in the tuple: runs are cut where the excluded store holds an entity.
+        let expected: Vec<(Entity, u32)> = oracle(&world, |w, e| w.has::<A>(e) && !w.has::<C>(e))
+            .into_iter()
+            .map(|(e, a, _, _)| (e, a.unwrap()))
+            .collect();
+        let mut by_fold: Vec<(Entity, u32)> = Vec::new();
+        world
+            .query_mut::<(&A, Without<C>, Entity)>()
+            .for_each(|(a, (), e)| by_fold.push((e, a.0)));
+        prop_assert_eq!(&by_fold, &expected);
+    }
+
     /// Writes through runs land on the right entities.
     #[test]
     fn writes_through_runs_land_on_their_entities(ops in proptest::collection::vec(op(), 0..120)) {

@@ -1,7 +1,7 @@
 //! `QueryData` for each query element: `&T`, `&mut T`, `Entity`, `Option`, `With`, `Without`,
 //! `()` and tuples.
 
-use std::iter::RepeatN;
+use std::iter::{Copied, RepeatN};
 use std::marker::PhantomData;
 use std::slice;
 
@@ -119,6 +119,16 @@ macro_rules! leaf_access {
     };
 }
 
+/// The walk of an element whose run already has one exit: the run itself.
+macro_rules! same_walk {
+    () => {
+        #[inline(always)]
+        fn walk<'w>(run: Self::Run<'w>) -> Self::Walk<'w> {
+            run
+        }
+    };
+}
+
 /// `QueryData` for a component element `$element` (`&T` or `&mut T`, borrowing a `$column`
 /// whose runs are `$run`, handed out as `$item`s or one `$slice`) and for `Option<$element>`.
 /// The two columns differ only behind the [`Column`] trait, so these are the four elements'
@@ -133,6 +143,7 @@ macro_rules! impl_component_element {
             type Slices<'w> = $slice;
             type Raw<'w> = $run;
             type Run<'w> = $run;
+            type Walk<'w> = $run;
             leaf_access!(Option<Joined<'w, $column<'w, T>>>, $of, $mode);
             fn init<'w>(b: &mut Borrows<'w>) -> Self::Fetch<'w> {
                 Joined::borrow(b)
@@ -161,6 +172,7 @@ macro_rules! impl_component_element {
             fn hand_out<'w>(raw: Self::Raw<'w>) -> Self::Slices<'w> {
                 raw.rest()
             }
+            same_walk!();
             fn empty_run<'w>() -> Self::Run<'w> {
                 ColumnRun::empty()
             }
@@ -199,6 +211,7 @@ macro_rules! impl_component_element {
             type Slices<'w> = Option<$slice>;
             type Raw<'w> = OptionRaw<'w, $run>;
             type Run<'w> = OptionRun<'w, $run>;
+            type Walk<'w> = OptionRun<'w, $run>;
             leaf_access!(Option<Joined<'w, $column<'w, T>>>, $of, $mode);
             fn init<'w>(b: &mut Borrows<'w>) -> Self::Fetch<'w> {
                 Joined::borrow(b)
@@ -231,6 +244,7 @@ macro_rules! impl_component_element {
             fn hand_out<'w>(raw: Self::Raw<'w>) -> Self::Slices<'w> {
                 optional_rest(raw)
             }
+            same_walk!();
             fn empty_run<'w>() -> Self::Run<'w> {
                 OptionRun::None(0)
             }
@@ -309,6 +323,8 @@ impl QueryData for Entity {
     type Slices<'w> = ();
     type Raw<'w> = ();
     type Run<'w> = EntityRun<'w>;
+    // `Copied` over a slice iterator: `std`'s `Zip` indexes it, one exit for the whole tuple.
+    type Walk<'w> = Copied<slice::Iter<'w, Entity>>;
     no_store!();
     #[inline(always)]
     fn raw<'w>(_: &mut Self::Fetch<'w>, _: &JoinPlan<'w>) {}
@@ -319,6 +335,10 @@ impl QueryData for Entity {
     #[inline]
     fn hand_out<'w>(raw: Self::Raw<'w>) -> Self::Slices<'w> {
         raw
+    }
+    #[inline(always)]
+    fn walk<'w>(run: Self::Run<'w>) -> Self::Walk<'w> {
+        run.0.copied()
     }
     fn empty_run<'w>() -> Self::Run<'w> {
         EntityRun([].iter())
@@ -369,8 +389,13 @@ macro_rules! unit_types {
         type Slices<'w> = ();
         type Raw<'w> = ();
         type Run<'w> = RepeatN<()>;
+        type Walk<'w> = Copied<slice::Iter<'static, ()>>;
     };
 }
+
+/// Zero-sized units to walk: `n` `()`s as a slice iterator, which `std`'s `Zip` indexes (a
+/// `RepeatN` it cannot), so a filter in a tuple keeps its one exit.
+static UNITS: [(); usize::MAX] = [(); usize::MAX];
 
 /// The run methods of an element whose item is `()`.
 macro_rules! unit_runs {
@@ -383,6 +408,10 @@ macro_rules! unit_runs {
         }
         #[inline]
         fn hand_out<'w>(_: Self::Raw<'w>) -> Self::Slices<'w> {}
+        #[inline(always)]
+        fn walk<'w>(run: Self::Run<'w>) -> Self::Walk<'w> {
+            UNITS[..run.len()].iter().copied()
+        }
         fn empty_run<'w>() -> Self::Run<'w> {
             std::iter::repeat_n((), 0)
         }
@@ -593,8 +622,31 @@ impl ReadOnlyQueryData for () {}
 /// The items of one run of a tuple query: its elements' runs, advanced together.
 pub struct TupleRun<R>(R);
 
+/// The walk of a tuple's run: `Z`, the `std` zip of its elements' walks `W` (a tuple of them,
+/// which only tells the arities apart), nested to the left (`Zip<Zip<A, B>, C>`), its items
+/// flattened.
+pub struct TupleWalk<Z, W>(Z, PhantomData<fn() -> W>);
+
+/// The left-nested `Zip` type of the listed iterator types.
+macro_rules! zip_type {
+    ($acc:ty) => { $acc };
+    ($acc:ty, $next:ty $(, $rest:ty)*) => { zip_type!(std::iter::Zip<$acc, $next> $(, $rest)*) };
+}
+
+/// The left-nested zip of the listed iterators.
+macro_rules! zip_expr {
+    ($acc:expr) => { $acc };
+    ($acc:expr, $next:expr $(, $rest:expr)*) => { zip_expr!($acc.zip($next) $(, $rest)*) };
+}
+
+/// The pattern of a left-nested zip's item, binding the listed names.
+macro_rules! zip_pat {
+    ($acc:pat) => { $acc };
+    ($acc:pat, $next:ident $(, $rest:ident)*) => { zip_pat!(($acc, $next) $(, $rest)*) };
+}
+
 macro_rules! impl_query_tuple {
-    ($(($Q:ident, $i:tt)),+) => {
+    ($(($Q:ident, $i:tt, $v:ident)),+) => {
         impl<$($Q: QueryData),+> Sealed for ($($Q,)+) {}
         impl<$($Q: QueryData),+> QueryData for ($($Q,)+) {
             const PLAIN: bool = true $(&& $Q::PLAIN)+;
@@ -604,6 +656,7 @@ macro_rules! impl_query_tuple {
             type Raw<'w> = ($($Q::Raw<'w>,)+);
             type Fetch<'w> = ($($Q::Fetch<'w>,)+);
             type Run<'w> = TupleRun<($($Q::Run<'w>,)+)>;
+            type Walk<'w> = TupleWalk<zip_type!($($Q::Walk<'w>),+), ($($Q::Walk<'w>,)+)>;
             type Access = ($($Q::Access,)+);
             const ACCESS: ConstAccess = ConstAccess::List(&[$($Q::ACCESS),+]);
             fn access(out: &mut impl AccessSink) {
@@ -633,6 +686,11 @@ macro_rules! impl_query_tuple {
             #[inline]
             fn hand_out<'w>(raw: Self::Raw<'w>) -> Self::Slices<'w> {
                 ($($Q::hand_out(raw.$i),)+)
+            }
+            #[inline(always)]
+            fn walk<'w>(run: Self::Run<'w>) -> Self::Walk<'w> {
+                let runs = run.0;
+                TupleWalk(zip_expr!($($Q::walk(runs.$i)),+), PhantomData)
             }
             fn empty_run<'w>() -> Self::Run<'w> {
                 TupleRun(($($Q::empty_run(),)+))
@@ -666,6 +724,23 @@ macro_rules! impl_query_tuple {
         }
         impl<$($Q: ReadOnlyQueryData),+> ReadOnlyQueryData for ($($Q,)+) {}
 
+        impl<$($Q: Iterator),+> Iterator for TupleWalk<zip_type!($($Q),+), ($($Q,)+)> {
+            type Item = ($($Q::Item,)+);
+            #[inline]
+            fn next(&mut self) -> Option<Self::Item> {
+                let zip_pat!($($v),+) = self.0.next()?;
+                Some(($($v,)+))
+            }
+            #[inline]
+            fn size_hint(&self) -> (usize, Option<usize>) {
+                self.0.size_hint()
+            }
+            #[inline]
+            fn fold<Acc, Fold: FnMut(Acc, Self::Item) -> Acc>(self, init: Acc, mut fold: Fold) -> Acc {
+                self.0.fold(init, |acc, zip_pat!($($v),+)| fold(acc, ($($v,)+)))
+            }
+        }
+
         impl<$($Q: Iterator),+> Iterator for TupleRun<($($Q,)+)> {
             type Item = ($($Q::Item,)+);
             #[inline]
@@ -698,16 +773,16 @@ macro_rules! impl_query_tuples {
 }
 
 impl_query_tuples!(
-    [](A, 0),
-    (B, 1),
-    (C, 2),
-    (D, 3),
-    (E, 4),
-    (F, 5),
-    (G, 6),
-    (H, 7),
-    (I, 8),
-    (J, 9),
-    (K, 10),
-    (L, 11)
+    [](A, 0, a),
+    (B, 1, b),
+    (C, 2, c),
+    (D, 3, d),
+    (E, 4, e),
+    (F, 5, f),
+    (G, 6, g),
+    (H, 7, h),
+    (I, 8, i),
+    (J, 9, j),
+    (K, 10, k),
+    (L, 11, l)
 );

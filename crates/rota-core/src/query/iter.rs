@@ -535,7 +535,7 @@ impl<'w, Q: QueryData> Piece<'w, Q> {
     #[inline]
     pub fn for_each(self, f: impl FnMut(Q::Item<'w>)) {
         match self {
-            Piece::Run(run) => run.for_each(f),
+            Piece::Run(run) => Q::walk(run).for_each(f),
             Piece::Item(item) => {
                 let mut f = f;
                 f(item);
@@ -547,7 +547,7 @@ impl<'w, Q: QueryData> Piece<'w, Q> {
     #[inline]
     pub fn push_into(self, out: &mut Vec<Q::Item<'w>>) {
         match self {
-            Piece::Run(run) => out.extend(run),
+            Piece::Run(run) => out.extend(Q::walk(run)),
             Piece::Item(item) => out.push(item),
         }
     }
@@ -628,7 +628,7 @@ impl<'w, Q: QueryData, F: QueryData> Iterator for QueryIter<'w, Q, F> {
         // `for_each`. The price: if `g` panics, the drop no longer knows how much of that run
         // was handed out, and stamps all of it (conservative: nothing handed out is missed).
         let current = std::mem::replace(&mut self.current, Q::empty_run());
-        let mut acc = current.fold(init, &mut g);
+        let mut acc = Q::walk(current).fold(init, &mut g);
         if self.last {
             return acc;
         }
@@ -639,7 +639,7 @@ impl<'w, Q: QueryData, F: QueryData> Iterator for QueryIter<'w, Q, F> {
         }) = self.state.as_deref_mut()
         {
             while plan.next_run() {
-                acc = Q::run(Q::raw(data, plan), plan.entities()).fold(acc, &mut g);
+                acc = Q::walk(Q::run(Q::raw(data, plan), plan.entities())).fold(acc, &mut g);
             }
             return acc;
         }

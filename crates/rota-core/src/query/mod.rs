@@ -77,6 +77,16 @@ pub trait QueryData: Sealed {
     /// be handed to another thread (`par_for_each`).
     #[doc(hidden)]
     type Run<'w>: Iterator<Item = Self::Item<'w>> + Send;
+    /// A run as `fold` (`for_each`, `sum`…) and a `par_for_each` piece walk it: the same items
+    /// through an iterator with **one exit**. A tuple's [`Run`](QueryData::Run) advances each
+    /// element's slice iterator and tests each one's end, which is what `next` wants (a `for`
+    /// loop refills between runs, and pointers that step keep that loop in registers); its
+    /// walk is a `std::iter::Zip` of its elements' walks, which over slice iterators (`&T`,
+    /// `&mut T`, `Entity`, filters) keeps one index and tests it once per item (measured:
+    /// `docs/benchmarks.md`, "Issue #11: one exit per tuple item in `for_each`"). A leaf's
+    /// walk is its run, or a `std` slice iterator over the same items.
+    #[doc(hidden)]
+    type Walk<'w>: Iterator<Item = Self::Item<'w>> + Send;
     /// Whether every join this element takes part in can be plain (see `JoinPlan::is_plain`):
     /// every column it registers is required and it sets no change filter. Only decides
     /// whether an iterator takes its first run when built (`QueryIter`); the join itself
@@ -116,6 +126,9 @@ pub trait QueryData: Sealed {
     /// is taken or the query ends).
     #[doc(hidden)]
     fn hand_out<'w>(raw: Self::Raw<'w>) -> Self::Slices<'w>;
+    /// The walk of a run (see [`Walk`](QueryData::Walk)).
+    #[doc(hidden)]
+    fn walk<'w>(run: Self::Run<'w>) -> Self::Walk<'w>;
     /// A run with no items (where an iterator starts).
     #[doc(hidden)]
     fn empty_run<'w>() -> Self::Run<'w>;
