@@ -1,10 +1,12 @@
 //! Change detection against an oracle.
 //!
 //! * `change_ticks_follow_the_oracle` (proptest) — random spawns, inserts, replacements,
-//!   removals, despawns, `get_mut`s, whole-store `query_mut`s and checkpoints, with the clock
+//!   removals, despawns, `get_mut`s, whole-store `query_mut`s (which stamp the store's floor,
+//!   not each value), `query_mut`s stopped after `k` values and checkpoints, with the clock
 //!   started near `u32::MAX` so most cases wrap. After every step each entity's
-//!   `(added, changed)` ticks equal the oracle's, and `query_since::<_, Changed<_>>` /
-//!   `Added<_>` from every checkpoint taken so far return exactly the oracle's entities.
+//!   `(added, changed)` ticks equal the oracle's (through `Store::ticks` and the dense tick
+//!   columns), and `query_since::<_, Changed<_>>` / `Added<_>` from every checkpoint taken so
+//!   far return exactly the oracle's entities.
 //! * System windows: a system sees the changes made since *it* last ran — through `World::run`,
 //!   through a schedule, and when strided by `every_ticks` (it catches up on skipped ticks).
 
@@ -22,12 +24,16 @@ struct Other(u32);
 
 #[derive(Clone, Debug)]
 enum Op {
-    Spawn { with_val: bool },
+    Spawn {
+        with_val: bool,
+    },
     Insert(usize),
     Remove(usize),
     Despawn(usize),
     GetMut(usize),
     QueryMutAll,
+    /// A `for` loop over `&mut Val` that stops after `k` values.
+    QueryMutFirst(usize),
     Checkpoint,
 }
 
@@ -39,6 +45,7 @@ fn op() -> impl Strategy<Value = Op> {
         1 => (0..64usize).prop_map(Op::Despawn),
         3 => (0..64usize).prop_map(Op::GetMut),
         1 => Just(Op::QueryMutAll),
+        1 => (0..8usize).prop_map(Op::QueryMutFirst),
         2 => Just(Op::Checkpoint),
     ]
 }
@@ -115,6 +122,18 @@ proptest! {
                         }
                     }
                 }
+                Op::QueryMutFirst(k) => {
+                    let mut stamped: Vec<Entity> = Vec::new();
+                    for (e, v) in world.query_mut::<(Entity, &mut Val)>().take(k) {
+                        v.0 += 1;
+                        stamped.push(e);
+                    }
+                    for (e, ticks) in &mut o.live {
+                        if let Some((_, changed)) = ticks && stamped.contains(e) {
+                            *changed = o.now;
+                        }
+                    }
+                }
                 Op::Checkpoint => {
                     let t = world.change_checkpoint();
                     prop_assert_eq!(t.get(), o.now);
@@ -128,6 +147,15 @@ proptest! {
                 let got = world.store::<Val>().and_then(|s| s.ticks(*e));
                 let want = ticks.map(|(a, c)| ComponentTicks { added: Tick::new(a), changed: Tick::new(c) });
                 prop_assert_eq!(got, want, "ticks of {}", e);
+            }
+            // The dense columns say the same, position by position.
+            if let Some(store) = world.store::<Val>() {
+                let (added, changed) = (store.dense_added_ticks(), store.dense_changed_ticks());
+                for (e, ticks) in &o.live {
+                    if let (Some(d), Some((a, c))) = (store.dense_index(*e), ticks) {
+                        prop_assert_eq!((added[d].get(), changed[d].get()), (*a, *c), "dense ticks of {}", e);
+                    }
+                }
             }
             // Every window.
             for &since in &o.checkpoints {

@@ -35,6 +35,8 @@ pub(crate) struct ReadParts<'w, T> {
     pub(crate) values: &'w [T],
     pub(crate) added: &'w [Tick],
     pub(crate) changed: &'w [Tick],
+    /// Every value changed at this tick or later (see `store::effective_changed`).
+    pub(crate) changed_floor: Option<Tick>,
     pub(crate) last_changed: Tick,
 }
 
@@ -43,6 +45,8 @@ pub(crate) struct WriteParts<'w, T> {
     pub(crate) index: StoreIndex<'w>,
     pub(crate) values: &'w mut [T],
     pub(crate) changed: &'w mut [Tick],
+    /// Set instead of filling `changed` by a walk that hands out every value.
+    pub(crate) changed_floor: &'w mut Option<Tick>,
 }
 
 /// One borrowed store.
@@ -294,6 +298,7 @@ impl<'w> Borrows<'w> {
             values: downcast::<T>(v.values),
             added: v.added,
             changed: v.changed,
+            changed_floor: v.changed_floor,
             last_changed: v.last_changed,
         })
     }
@@ -317,6 +322,7 @@ impl<'w> Borrows<'w> {
                     index: column.index,
                     values: downcast_mut::<T>(v.values),
                     changed: v.changed,
+                    changed_floor: v.changed_floor,
                 })
             }
             other => {

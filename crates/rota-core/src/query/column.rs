@@ -267,6 +267,10 @@ impl<'w, T: Component> Column<'w> for ReadColumn<'w, T> {
 /// ends ([`Column::flush`] with what the run has left: a loop that stops early stamps only what
 /// it fetched). So the loop over a run is a plain slice walk, and the run needs no `Drop` (which
 /// is what lets a `for` loop keep it in registers; see `QueryIter`).
+///
+/// A run that is the whole column, handed out whole, is stamped in O(1): the store's
+/// `changed_floor` becomes `now` (every value changed at `now` or later) and no tick is
+/// written. A column cut into segments stamps by filling, part by part.
 pub struct WriteColumn<'w, T> {
     /// The values not yet handed out; `rest[0]` is dense index `offset`.
     rest: &'w mut [T],
@@ -276,6 +280,10 @@ pub struct WriteColumn<'w, T> {
     pending: &'w mut [Tick],
     offset: usize,
     now: Tick,
+    /// The store's floor, if this column is the store's whole column (not a segment's part).
+    floor: Option<&'w mut Option<Tick>>,
+    /// How many values the store holds: a run this long is all of them.
+    whole: usize,
 }
 
 impl<'w, T: 'w> ColumnRun for slice::IterMut<'w, T> {
@@ -303,11 +311,13 @@ impl<'w, T: Component> Column<'w> for WriteColumn<'w, T> {
         let now = borrows.window().now;
         let parts = borrows.write::<T>()?;
         let column = WriteColumn {
+            whole: parts.changed.len(),
             rest: parts.values,
             ticks: parts.changed,
             pending: &mut [],
             offset: 0,
             now,
+            floor: Some(parts.changed_floor),
         };
         Some((parts.index, column))
     }
@@ -336,11 +346,19 @@ impl<'w, T: Component> Column<'w> for WriteColumn<'w, T> {
         Some(run.iter_mut())
     }
 
-    /// Stamps the pending ticks of the values handed out (all but the last `left`).
+    /// Stamps the pending ticks of the values handed out (all but the last `left`): the
+    /// store's floor if they are all of its values, else each tick.
     #[inline]
     fn flush(&mut self, left: usize) {
         let pending = std::mem::take(&mut self.pending);
         let handed = pending.len().saturating_sub(left);
+        if handed == self.whole
+            && handed > 0
+            && let Some(floor) = self.floor.as_deref_mut()
+        {
+            *floor = Some(self.now);
+            return;
+        }
         pending[..handed].fill(self.now);
     }
 
@@ -360,6 +378,8 @@ impl<'w, T: Component> Column<'w> for WriteColumn<'w, T> {
                 pending: &mut [],
                 offset: self.offset,
                 now: self.now,
+                floor: None,
+                whole: self.whole,
             },
             WriteColumn {
                 rest: tail,
@@ -367,6 +387,8 @@ impl<'w, T: Component> Column<'w> for WriteColumn<'w, T> {
                 pending: &mut [],
                 offset: self.offset + cut,
                 now: self.now,
+                floor: None,
+                whole: self.whole,
             },
         )
     }

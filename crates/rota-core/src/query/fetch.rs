@@ -529,6 +529,9 @@ pub struct TickColumn<'w> {
     /// No write reached the store in the window (its high-water mark is older): nothing
     /// matches, and the join is not even started.
     stale: bool,
+    /// Every value of the store changed in the window (its `changed_floor` is in it; see
+    /// `store::effective_changed`): every value matches, and the join tests no tick.
+    all: bool,
 }
 
 impl TickColumn<'_> {
@@ -536,7 +539,10 @@ impl TickColumn<'_> {
     #[inline]
     fn passes(&self, e: Entity) -> Option<bool> {
         let d = self.index?.dense_index(e)?;
-        Some(!self.stale && self.ticks.get(d).is_some_and(|&t| self.window.contains(t)))
+        Some(
+            !self.stale
+                && (self.all || self.ticks.get(d).is_some_and(|&t| self.window.contains(t))),
+        )
     }
 }
 
@@ -554,12 +560,15 @@ macro_rules! impl_tick_filter {
                         ticks: $kind.column(&p),
                         window,
                         stale: !window.contains(p.last_changed),
+                        all: $kind == TickKind::Changed
+                            && p.changed_floor.is_some_and(|f| window.contains(f)),
                     },
                     None => TickColumn {
                         index: None,
                         ticks: &[],
                         window,
                         stale: true,
+                        all: false,
                     },
                 }
             }
@@ -568,7 +577,9 @@ macro_rules! impl_tick_filter {
                     plan.column(None, Role::Required);
                 } else {
                     let id = plan.column(f.index, Role::Required);
-                    plan.tick_filter(id, f.ticks, f.window);
+                    if !f.all {
+                        plan.tick_filter(id, f.ticks, f.window);
+                    }
                 }
             }
             fn required<'w>(f: &Self::Fetch<'w>, best: &mut Option<StoreIndex<'w>>) {

@@ -59,6 +59,8 @@ pub(crate) struct ValuesRef<'w, V: ?Sized> {
     pub(crate) values: &'w V,
     pub(crate) added: &'w [Tick],
     pub(crate) changed: &'w [Tick],
+    /// Every value changed at this tick or later (see `effective_changed`).
+    pub(crate) changed_floor: Option<Tick>,
     pub(crate) last_changed: Tick,
 }
 
@@ -75,6 +77,8 @@ pub(crate) struct ValuesMut<'w, V: ?Sized> {
     /// Writers never change when a value was added.
     pub(crate) added: &'w [Tick],
     pub(crate) changed: &'w mut [Tick],
+    /// A writer that stamps every value sets this instead of filling `changed`.
+    pub(crate) changed_floor: &'w mut Option<Tick>,
     pub(crate) last_changed: &'w mut Tick,
 }
 
@@ -85,6 +89,7 @@ impl<'w, V: ?Sized> ValuesMut<'w, V> {
             values: self.values,
             added: self.added,
             changed: self.changed,
+            changed_floor: *self.changed_floor,
             last_changed: *self.last_changed,
         }
     }
@@ -95,6 +100,7 @@ impl<'w, V: ?Sized> ValuesMut<'w, V> {
             values: &mut *self.values,
             added: self.added,
             changed: &mut *self.changed,
+            changed_floor: &mut *self.changed_floor,
             last_changed: &mut *self.last_changed,
         }
     }
@@ -105,6 +111,7 @@ impl<'w, V: ?Sized> ValuesMut<'w, V> {
             values: &*self.values,
             added: self.added,
             changed: &*self.changed,
+            changed_floor: *self.changed_floor,
             last_changed: *self.last_changed,
         }
     }
@@ -126,6 +133,7 @@ impl<T> Store<T> {
             values: &self.values.values,
             added: &self.index.added,
             changed: &self.values.changed,
+            changed_floor: self.values.changed_floor,
             last_changed: self.last_changed,
         }
     }
@@ -149,6 +157,7 @@ impl<T> Store<T> {
                 values: &mut columns.values,
                 added: &index.added,
                 changed: &mut columns.changed,
+                changed_floor: &mut columns.changed_floor,
                 last_changed: &mut self.last_changed,
             },
         )

@@ -68,6 +68,7 @@ pub use append::Appender;
 mod settle;
 pub(crate) mod sparse;
 
+use std::borrow::Cow;
 use std::fmt;
 use std::sync::Arc;
 
@@ -238,9 +239,25 @@ impl IndexColumns {
 /// A store's value half (copy-on-write as a unit; see [`Store`]): what a writer touches.
 struct ValueColumns<T> {
     values: Vec<T>,
-    /// When each value last changed, parallel to `values`. A column of its own so that a writer
-    /// stamps a run with one contiguous fill; beside the values because every write stamps it.
+    /// When each value last changed, parallel to `values`, unless `changed_floor` is newer. A
+    /// column of its own so that a writer stamps a run with one contiguous fill; beside the
+    /// values because every write stamps it.
     changed: Vec<Tick>,
+    /// Every value changed at this tick or later: a query that handed out the whole column by
+    /// `&mut` stamps it here, in O(1), instead of filling `changed`. A value's change tick is
+    /// the newer of its own and this one ([`effective_changed`]); `None` until such a walk.
+    changed_floor: Option<Tick>,
+}
+
+/// A value's change tick: its own, or the store's floor if that is newer. Ages are taken from
+/// `last_changed`, the store's high-water mark, which no tick of the store (the floor
+/// included) is newer than.
+#[inline]
+pub(crate) fn effective_changed(own: Tick, floor: Option<Tick>, last_changed: Tick) -> Tick {
+    match floor {
+        Some(floor) if floor.age(last_changed) < own.age(last_changed) => floor,
+        _ => own,
+    }
 }
 
 impl<T> Default for ValueColumns<T> {
@@ -254,6 +271,7 @@ impl<T> ValueColumns<T> {
         ValueColumns {
             values: Vec::new(),
             changed: Vec::new(),
+            changed_floor: None,
         }
     }
 }
@@ -275,6 +293,7 @@ fn values_mut<T>(
         let mut fresh = ValueColumns::new();
         copy(&mut fresh.values, &shared.values);
         fresh.changed.clone_from(&shared.changed);
+        fresh.changed_floor = shared.changed_floor;
         fresh
     })
 }
@@ -425,9 +444,11 @@ impl<T> Store<T> {
         let ValueColumns {
             values: to_values,
             changed,
+            changed_floor,
         } = values.overwrite();
         column_from(to_values, &source.values.values);
         changed.clone_from(&source.values.changed);
+        *changed_floor = source.values.changed_floor;
         *last_changed = source.last_changed;
         *now = source.now;
     }
@@ -569,14 +590,35 @@ impl<T> Store<T> {
     pub fn ticks(&self, entity: Entity) -> Option<ComponentTicks> {
         self.dense_index(entity).map(|d| ComponentTicks {
             added: self.index.added[d],
-            changed: self.values.changed[d],
+            changed: effective_changed(
+                self.values.changed[d],
+                self.values.changed_floor,
+                self.last_changed,
+            ),
         })
     }
 
-    /// When each value last changed, parallel to [`Store::dense_values`].
-    #[inline]
-    pub fn dense_changed_ticks(&self) -> &[Tick] {
-        &self.values.changed
+    /// When each value last changed, parallel to [`Store::dense_values`]. Borrowed as stored;
+    /// a copy when a `&mut` walk over the whole store stamped it in one go (the store keeps
+    /// one tick for that walk, not one per value).
+    pub fn dense_changed_ticks(&self) -> Cow<'_, [Tick]> {
+        let columns = &*self.values;
+        match columns.changed_floor {
+            None => Cow::Borrowed(&columns.changed),
+            Some(floor) => Cow::Owned(
+                columns
+                    .changed
+                    .iter()
+                    .map(|&own| effective_changed(own, Some(floor), self.last_changed))
+                    .collect(),
+            ),
+        }
+    }
+
+    /// The tick a walk over every value stamped, if one did (see `ValueColumns::changed_floor`).
+    #[cfg(test)]
+    pub(crate) fn changed_floor(&self) -> Option<Tick> {
+        self.values.changed_floor
     }
 
     /// When each value was added, parallel to [`Store::dense_values`].
@@ -595,9 +637,18 @@ impl<T> Store<T> {
                 t.clamp(now);
             }
         }
-        if stale(&self.values.changed) {
-            for t in &mut self.values_mut().changed {
+        if stale(&self.values.changed)
+            || self
+                .values
+                .changed_floor
+                .is_some_and(|f| f.needs_clamp(now))
+        {
+            let columns = self.values_mut();
+            for t in &mut columns.changed {
                 t.clamp(now);
+            }
+            if let Some(floor) = &mut columns.changed_floor {
+                floor.clamp(now);
             }
         }
         self.last_changed.clamp(now);
@@ -843,6 +894,7 @@ impl<T> Store<T> {
         let values = self.values.overwrite();
         values.values.clear();
         values.changed.clear();
+        values.changed_floor = None;
     }
 
     /// Compacts the store if dead elements outnumber live ones; called before the columns
@@ -927,6 +979,7 @@ impl<T> Store<T> {
         columns.values.clear();
         index.added.clear();
         columns.changed.clear();
+        columns.changed_floor = None;
         index.displaced.clear();
         index.displaced_count = 0;
         index.dead.clear();
@@ -1098,8 +1151,9 @@ impl<T> Store<T> {
         self.settle();
         let now = self.now;
         let columns = values_mut(&mut self.values, self.copy_values);
-        columns.changed.fill(now);
         if !columns.changed.is_empty() {
+            // Every value: one tick for all of them (see `ValueColumns::changed_floor`).
+            columns.changed_floor = Some(now);
             self.last_changed = now;
         }
         (&self.index.entities, &mut columns.values)
@@ -1171,6 +1225,7 @@ impl<T> Store<T> {
             .values
             .changed
             .iter()
+            .chain(&self.values.changed_floor)
             .find(|t| t.age(self.now) < self.last_changed.age(self.now))
         {
             return Err(format!(

@@ -88,6 +88,7 @@ impl<T: Component> ErasedStore for Store<T> {
             values: v.values,
             added: v.added,
             changed: v.changed,
+            changed_floor: v.changed_floor,
             last_changed: v.last_changed,
         }
     }
@@ -99,6 +100,7 @@ impl<T: Component> ErasedStore for Store<T> {
                 values: v.values,
                 added: v.added,
                 changed: v.changed,
+                changed_floor: v.changed_floor,
                 last_changed: v.last_changed,
             },
         )

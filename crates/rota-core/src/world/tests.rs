@@ -39,6 +39,42 @@ mod change_clock {
         assert!(world.check_invariants().is_ok());
     }
 
+    /// A walk that hands out every value stamps the store's floor (one tick for all of them);
+    /// the clamp ages it like every other tick.
+    #[test]
+    fn a_floor_stamped_by_a_whole_walk_is_clamped_too() {
+        let mut world = World::new();
+        world.set_change_tick(Tick::new(u32::MAX - 10));
+        let es: Vec<Entity> = (0..3).map(|i| world.spawn_with((Hp(i),))).collect();
+        world.change_checkpoint();
+        world.query_mut::<&mut Hp>().for_each(|hp| hp.0 += 1);
+        assert!(world.store::<Hp>().unwrap().changed_floor().is_some());
+        // Eight jumps bring the clock round to where the floor was: unclamped, it would look
+        // newer than a checkpoint taken one jump before.
+        for _ in 0..7 {
+            jump(&mut world, CHECK_INTERVAL);
+        }
+        let recent = world.change_checkpoint();
+        jump(&mut world, CHECK_INTERVAL);
+        let now = world.change_tick();
+        let store = world.store::<Hp>().unwrap();
+        for &e in &es {
+            assert_eq!(store.ticks(e).unwrap().changed.age(now), MAX_AGE, "clamped");
+        }
+        assert!(
+            store
+                .dense_changed_ticks()
+                .iter()
+                .all(|t| t.age(now) == MAX_AGE)
+        );
+        let changed: Vec<Entity> = world.query_since::<Entity, Changed<Hp>>(recent).collect();
+        assert!(changed.is_empty(), "{changed:?}");
+        world.get_mut::<Hp>(es[1]).unwrap().0 += 1;
+        let changed: Vec<Entity> = world.query_since::<Entity, Changed<Hp>>(recent).collect();
+        assert_eq!(changed, [es[1]]);
+        assert!(world.check_invariants().is_ok());
+    }
+
     #[test]
     fn a_systems_last_run_is_clamped_too() {
         let mut world = World::new();
