@@ -379,7 +379,7 @@ impl<'w, T: Component> Column<'w> for WriteColumn<'w, T> {
                 offset: self.offset,
                 now: self.now,
                 floor: None,
-                whole: self.whole,
+                whole: 0,
             },
             WriteColumn {
                 rest: tail,
@@ -388,7 +388,7 @@ impl<'w, T: Component> Column<'w> for WriteColumn<'w, T> {
                 offset: self.offset + cut,
                 now: self.now,
                 floor: None,
-                whole: self.whole,
+                whole: 0,
             },
         )
     }

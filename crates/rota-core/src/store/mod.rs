@@ -36,8 +36,9 @@
 //!   ```text
 //!     index  (Half<IndexColumns>):     sparse pages, entities, added, displaced flags
 //!             written by structure: insert of a new entity, remove, settle, clear
-//!     values (Half<ValueColumns<T>>):  values, changed
-//!             written by every write: get_mut, &mut queries, replacing insert (and structure)
+//!     values (Half<ValueColumns<T>>):  values, changed, changed_floor
+//!             written by every write: get_mut, &mut queries, replacing insert (and structure);
+//!             a `&mut` walk over every value sets the floor instead of each `changed` tick
 //!   ```
 //!
 //!   A half is `Owned` until a world snapshot asks for it (`make_shareable` moves it into an
@@ -568,9 +569,30 @@ impl<T> Store<T> {
 
     /// The tick that inserts and `&mut` access through this store's methods stamp. A `World`
     /// keeps it equal to its own change tick; a free-standing store stays at tick 0 unless set.
+    ///
+    /// The clock may be set back (a free-standing store's caller decides): the store's floor
+    /// (see [`Store::dense_changed_ticks`]) is then first written into the values' own ticks,
+    /// since which of a value's tick and the floor is newer is judged from the store's newest
+    /// tick, which a write at an older tick no longer is.
     #[inline]
     pub fn set_change_tick(&mut self, now: Tick) {
         self.now = now;
+        // `now` behind the high-water mark (a wrapping difference past half the range).
+        if self.values.changed_floor.is_some() && self.last_changed.age(now) >= 1 << 31 {
+            self.fold_changed_floor();
+        }
+    }
+
+    /// Writes the floor into every value's own tick where it is newer, and drops it.
+    #[cold]
+    fn fold_changed_floor(&mut self) {
+        let last_changed = self.last_changed;
+        let columns = self.values_mut();
+        if let Some(floor) = columns.changed_floor.take() {
+            for t in &mut columns.changed {
+                *t = effective_changed(*t, Some(floor), last_changed);
+            }
+        }
     }
 
     /// The tick writes are stamped with (see [`Store::set_change_tick`]).
@@ -600,7 +622,8 @@ impl<T> Store<T> {
 
     /// When each value last changed, parallel to [`Store::dense_values`]. Borrowed as stored;
     /// a copy when a `&mut` walk over the whole store stamped it in one go (the store keeps
-    /// one tick for that walk, not one per value).
+    /// one tick for that walk, its *floor*, not one per value): take it once, not once per
+    /// index. [`Store::ticks`] answers for one entity without copying.
     pub fn dense_changed_ticks(&self) -> Cow<'_, [Tick]> {
         let columns = &*self.values;
         match columns.changed_floor {

@@ -75,6 +75,31 @@ mod change_clock {
         assert!(world.check_invariants().is_ok());
     }
 
+    /// A clock set back after a whole walk (outside `set_change_tick`'s contract for a world,
+    /// but what a free-standing store allows): each value keeps the tick it was written at.
+    #[test]
+    fn a_clock_set_back_after_a_whole_walk_keeps_each_values_tick() {
+        let mut world = World::new();
+        world.set_change_tick(Tick::new(100));
+        let es: Vec<Entity> = (0..3).map(|i| world.spawn_with((Hp(i),))).collect();
+        world.change_checkpoint(); // now 101
+        world.query_mut::<&mut Hp>().for_each(|hp| hp.0 += 1);
+        world.change_checkpoint(); // now 102
+        world.get_mut::<Hp>(es[0]).unwrap().0 += 1;
+        world.set_change_tick(Tick::new(101));
+        world.get_mut::<Hp>(es[2]).unwrap().0 += 1;
+        let store = world.store::<Hp>().unwrap();
+        let ticks: Vec<u32> = es
+            .iter()
+            .map(|&e| store.ticks(e).unwrap().changed.get())
+            .collect();
+        assert_eq!(ticks, [102, 101, 101]);
+        let changed: Vec<Entity> = world
+            .query_since::<Entity, Changed<Hp>>(Tick::new(100))
+            .collect();
+        assert_eq!(changed, [es[1], es[2]]);
+    }
+
     #[test]
     fn a_systems_last_run_is_clamped_too() {
         let mut world = World::new();
