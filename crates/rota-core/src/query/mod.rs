@@ -94,7 +94,9 @@ pub trait QueryData: Sealed {
     #[doc(hidden)]
     const PLAIN: bool = false;
     /// Whether a run's items are a zip of several runs (tuples of two or more elements, and
-    /// tuples holding one): a loop over them has an exit per element.
+    /// tuples holding one): `next` over them tests each element's end (their `Walk`, which
+    /// `fold` takes, tests one index), and such queries do not take their first run when
+    /// built (`QueryIter::STARTS`).
     #[doc(hidden)]
     const ZIPS: bool = false;
     /// The accesses as types, checked against a system's declarations
