@@ -282,8 +282,6 @@ pub struct WriteColumn<'w, T> {
     now: Tick,
     /// The store's floor, if this column is the store's whole column (not a segment's part).
     floor: Option<&'w mut Option<Tick>>,
-    /// How many values the store holds: a run this long is all of them.
-    whole: usize,
 }
 
 impl<'w, T: 'w> ColumnRun for slice::IterMut<'w, T> {
@@ -311,7 +309,6 @@ impl<'w, T: Component> Column<'w> for WriteColumn<'w, T> {
         let now = borrows.window().now;
         let parts = borrows.write::<T>()?;
         let column = WriteColumn {
-            whole: parts.changed.len(),
             rest: parts.values,
             ticks: parts.changed,
             pending: &mut [],
@@ -347,13 +344,16 @@ impl<'w, T: Component> Column<'w> for WriteColumn<'w, T> {
     }
 
     /// Stamps the pending ticks of the values handed out (all but the last `left`): the
-    /// store's floor if they are all of its values, else each tick.
+    /// store's floor if they are all of its values (the run began at dense index 0, nothing
+    /// follows it, and it was handed out whole), else each tick.
     #[inline]
     fn flush(&mut self, left: usize) {
         let pending = std::mem::take(&mut self.pending);
         let handed = pending.len().saturating_sub(left);
-        if handed == self.whole
-            && handed > 0
+        if handed > 0
+            && handed == pending.len()
+            && self.offset == handed
+            && self.rest.is_empty()
             && let Some(floor) = self.floor.as_deref_mut()
         {
             *floor = Some(self.now);
@@ -379,7 +379,6 @@ impl<'w, T: Component> Column<'w> for WriteColumn<'w, T> {
                 offset: self.offset,
                 now: self.now,
                 floor: None,
-                whole: 0,
             },
             WriteColumn {
                 rest: tail,
@@ -388,7 +387,6 @@ impl<'w, T: Component> Column<'w> for WriteColumn<'w, T> {
                 offset: self.offset + cut,
                 now: self.now,
                 floor: None,
-                whole: 0,
             },
         )
     }
