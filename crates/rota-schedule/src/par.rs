@@ -7,8 +7,9 @@
 //! * **One thread** (`threads(1)`): `par_for_each` is a plain loop over the query (its closure
 //!   sees one item at a time, so that is the same walk); `par_for_each_chunk` cuts the items
 //!   into chunks of [`PAR_CHUNK`] on the calling thread.
-//! * **More threads**: the thread that calls walks the query's *join* in ascending slot order
-//!   and hands out its runs, not its items ([`Piece`]s: a run is a zip of slice iterators that
+//! * **More threads**, `par_for_each_chunk` and `par_map_chunks` (and `par_for_each` over a
+//!   query that cannot be cut into segments, below): the thread that calls walks the query's
+//!   *join* in ascending slot order and hands out its runs, not its items ([`Piece`]s: a run is a zip of slice iterators that
 //!   has not made a single item yet). It cuts them into chunks of exactly [`PAR_CHUNK`] items,
 //!   numbered in walk order, splitting a run where a chunk ends; so the walker's cost is per
 //!   run and per chunk, and the items are made by whichever thread runs the chunk. Consecutive
@@ -25,13 +26,14 @@
 //! `QueryIter::pieces`): every item of it reaches the closure unless the closure panics.
 //! Measured: `docs/benchmarks.md`, "par_for_each hands out runs".
 //!
-//! **Segments** (`par_map_segments`, and `par_for_each` over a *scattered* query — one whose
-//! driving store is less than half of another required store, so its runs are a few entities
-//! long and the walker's per-run cost would be the walk's): the query is cut, before it starts,
-//! into stretches of slots every so many entities of its driving store
-//! (`QueryIter::segments`; exclusive columns are split at the same places), and each thread
-//! takes whole segments and runs their join itself. No thread walks for the others. Measured:
-//! `docs/benchmarks.md`, "Segments: the join on every thread, and a faster compaction".
+//! **Segments** (`par_map_segments`, and `par_for_each` on more threads): the query is cut,
+//! before it starts, into stretches of slots every so many entities of its driving store
+//! (`QueryIter::segments`; exclusive columns are split at the same places, each cut found
+//! through the store's sparse array where the store holds the cut's slot), and each thread
+//! takes whole segments and runs their join itself. No thread walks for the others: not the
+//! join's per-run cost of a scattered query (runs of a few entities), nor the item-by-item
+//! merge of an `Option<&T>`. Measured: `docs/benchmarks.md`, "Segments: the join on every
+//! thread, and a faster compaction" and "`par_for_each` in segments".
 
 use std::collections::VecDeque;
 use std::sync::{Mutex, MutexGuard, PoisonError};
@@ -131,11 +133,11 @@ numbered_items!(ParSegment);
 /// inside `ThreadPool::install`.
 pub trait ParallelQuery<Q: QueryData> {
     /// Calls `f` on every match, in parallel. `f` sees one item at a time, so the result cannot
-    /// depend on which thread ran which item. The walk is shared out in chunks of
-    /// [`PAR_CHUNK`] matches taken in ascending slot order, or — for a query whose matches are
-    /// scattered (its driving store is less than half of another required store: runs of a
-    /// few entities) — in segments that each thread joins itself, as
-    /// [`par_map_segments`](ParallelQuery::par_map_segments) does.
+    /// depend on which thread ran which item. The walk is cut into segments (stretches of
+    /// slots, several per thread) that each thread joins itself, as
+    /// [`par_map_segments`](ParallelQuery::par_map_segments) does; a query that cannot be cut
+    /// (a store not settled) is shared out in chunks of [`PAR_CHUNK`] matches taken in
+    /// ascending slot order by the calling thread.
     ///
     /// # Panics
     ///
@@ -278,15 +280,11 @@ impl<Q: QueryData, F: QueryData> ParallelQuery<Q> for Query<'_, Q, F> {
             // One thread: `f` sees one item at a time, so a plain loop is the same walk.
             return self.iter_mut().for_each(f);
         };
-        // Not started: a scattered walk is cut into segments before its first run.
+        // Not started, so that it can be cut into segments before its first run: each thread
+        // joins its own segments, and no thread walks (or splits optional runs) for the
+        // others. `f` sees one item at a time, so how the walk is cut is invisible: cut it so
+        // that each thread gets several segments to balance.
         let iter = self.unstarted_mut();
-        if !iter.is_scattered() {
-            // Long runs: handing them out costs the walking thread next to nothing.
-            return each_shared(iter, threads, &f);
-        }
-        // Short runs: the join's per-run cost is the walk's, so each thread joins its own
-        // segments. `f` sees one item at a time, so how the walk is cut is invisible: cut it
-        // so that each thread gets several segments to balance.
         let per =
             |driver: usize| (driver / (threads.count() * SEGMENTS_PER_THREAD)).max(MIN_SEGMENT);
         match iter.segments(per) {

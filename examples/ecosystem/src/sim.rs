@@ -250,9 +250,12 @@ const PREDATOR_MAX_AGE: u32 = 400;
 // Systems
 // ---------------------------------------------------------------------------------------------
 
-// Every system whose loop is long splits it with `par_for_each` (fixed 256-entity chunks, the
-// same on any thread count) or, where it gathers results, `par_map_segments`; the ones that share one structure between entities (the grass,
-// the prey buckets) stay sequential and are kept short. All births and deaths of a tick are
+// Every system whose loop is long splits it with `par_for_each` (its closure sees one animal
+// at a time, so how the walk is cut cannot show) or, where it gathers results,
+// `par_map_segments` (segments cut at the same slots on any thread count, results in segment
+// order); the ones that share one structure between entities (the grass, the prey buckets)
+// stay sequential and are kept short. A segment's result lists are made with room to spare:
+// allocating inside parallel closures is what scales worst (see `Fates::with_room`). All births and deaths of a tick are
 // one batch of commands, at the end of `life`: structural changes cost a pass over each store,
 // so the tick pays that once, not once per system that despawns.
 
@@ -376,13 +379,17 @@ fn hunting(
     meals.0.clear();
     let (grid, seed, clock, occupied) = (&*grid, *seed, *clock, &buckets.len);
     let segments: Vec<Vec<(Entity, usize)>> = q.par_map_segments(|segment| {
-        segment
-            .map(|(predator, p)| (predator, grid.cell(p)))
-            .filter(|&(predator, cell)| {
-                occupied[cell] > 0
-                    && Draws::new(seed, predator, clock, Purpose::Hunt).unit() < CATCH_CHANCE
-            })
-            .collect()
+        // Room for every predator of the segment: the list never grows (see `Fates`).
+        let mut chances = Vec::with_capacity(segment.len());
+        chances.extend(
+            segment
+                .map(|(predator, p)| (predator, grid.cell(p)))
+                .filter(|&(predator, cell)| {
+                    occupied[cell] > 0
+                        && Draws::new(seed, predator, clock, Purpose::Hunt).unit() < CATCH_CHANCE
+                }),
+        );
+        chances
     });
     for (predator, cell) in segments.into_iter().flatten() {
         // Buckets hold prey in ascending slot order; a predator takes the last (highest slot).
@@ -424,11 +431,25 @@ fn aging(mut q: Query<&mut Age>) {
 }
 
 /// What one segment of `life`'s walk decided: who dies, who is born.
-#[derive(Default)]
 struct Fates {
     deaths: Vec<Entity>,
     prey_births: Vec<(Position, Velocity, Energy, Age, Prey)>,
     predator_births: Vec<(Position, Velocity, Energy, Age, Predator)>,
+}
+
+impl Fates {
+    /// Empty lists with room for the fates of a segment of `animals`: a few percent of
+    /// animals die or give birth each tick, so with room for an eighth the lists rarely grow.
+    /// (Grown from empty, they `realloc` several times per segment; on two threads at once the
+    /// walk then took 1.6–1.8× the CPU time it takes on one: docs/benchmarks.md, issue 19.)
+    fn with_room(animals: usize) -> Fates {
+        let room = animals / 8;
+        Fates {
+            deaths: Vec::with_capacity(room),
+            prey_births: Vec::with_capacity(room),
+            predator_births: Vec::with_capacity(room / 4),
+        }
+    }
 }
 
 /// Births and deaths: an animal with enough energy gives half to a newborn; one that starved,
@@ -462,7 +483,7 @@ fn life(
         is_caught[e.slot() as usize] = true;
     }
     let mut segments: Vec<Fates> = q.par_map_segments(|segment| {
-        let mut fates = Fates::default();
+        let mut fates = Fates::with_room(segment.len());
         for (entity, p, e, age, predator) in segment {
             let (birth, max_age) = if predator.is_some() {
                 (PREDATOR_BIRTH, PREDATOR_MAX_AGE)

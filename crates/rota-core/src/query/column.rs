@@ -123,7 +123,7 @@ impl<'w, C: Column<'w>> Joined<'w, C> {
     /// The column cut where slot `slot` begins in its (settled, ascending) store, before any
     /// run was taken: the first part holds the values of lower slots, the second the rest.
     pub(crate) fn split(self, slot: u32) -> (Self, Self) {
-        let at = self.index.entities.partition_point(|e| e.slot() < slot);
+        let at = self.index.slot_start(slot);
         let (head, tail) = self.column.split(at);
         (
             Joined {

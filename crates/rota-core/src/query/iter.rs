@@ -450,15 +450,6 @@ impl<'w, Q: QueryData, F: QueryData> QueryIter<'w, Q, F> {
         Ok(segments)
     }
 
-    /// Whether the query runs the join and some required store holds more than twice the
-    /// entities of the one that drives it: its matches are then likely scattered, in runs of a
-    /// few entities, and a walk cut into [`segments`](QueryIter::segments) shares the join's
-    /// per-run cost between threads rather than leaving it to one.
-    #[doc(hidden)]
-    pub fn is_scattered(&self) -> bool {
-        matches!(self.state.as_deref(), Some(State { mode: Mode::Runs(plan), .. }) if plan.is_scattered())
-    }
-
     /// A segment of a cut query: its part of the fetches, joined over slots `lo..hi`.
     fn segment(
         mut data: Q::Fetch<'w>,

@@ -26,7 +26,7 @@
 //! cost").
 
 use crate::entity::Entity;
-use crate::store::index::StoreIndex;
+use crate::store::index::{StoreIndex, slot_start};
 use crate::store::sparse::{ABSENT, SparsePages};
 use crate::tick::{ChangeWindow, Tick};
 
@@ -247,18 +247,6 @@ impl<'w> JoinPlan<'w> {
             && self.driver.is_some_and(|d| self.columns[d].pos == 0)
     }
 
-    /// Whether some required column holds more than twice the driver's entities: the matches
-    /// are then likely scattered through it, in runs of a few entities each.
-    pub(crate) fn is_scattered(&self) -> bool {
-        let Some(d) = self.driver else {
-            return false;
-        };
-        let driver = self.columns[d].entities.len();
-        self.columns
-            .iter()
-            .any(|c| c.role == Role::Required && c.entities.len() / 2 > driver)
-    }
-
     /// The driving column's entities from its cursor on (all of them before the first run):
     /// where a query is cut into segments (`QueryIter::segments`).
     pub(crate) fn driver_entities(&self) -> &'w [Entity] {
@@ -276,11 +264,9 @@ impl<'w> JoinPlan<'w> {
     pub(crate) fn restrict(&mut self, lo: u32, hi: Option<u32>) {
         self.restricted = true;
         for c in &mut self.columns {
-            let end = hi.map_or(c.entities.len(), |hi| {
-                c.entities.partition_point(|e| e.slot() < hi)
-            });
+            let end = hi.map_or(c.entities.len(), |hi| slot_start(c.entities, c.sparse, hi));
+            c.pos = slot_start(c.entities, c.sparse, lo).min(end);
             c.entities = &c.entities[..end];
-            c.pos = c.entities.partition_point(|e| e.slot() < lo);
         }
     }
 

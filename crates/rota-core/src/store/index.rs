@@ -42,6 +42,13 @@ impl<'w> StoreIndex<'w> {
         (self.entities.get(d) == Some(&entity)).then_some(d)
     }
 
+    /// Where slot `slot` begins in a settled store (its entities ascend by slot): the dense
+    /// index of the first entity whose slot is `slot` or higher.
+    #[inline]
+    pub(crate) fn slot_start(&self, slot: u32) -> usize {
+        slot_start(self.entities, self.sparse, slot)
+    }
+
     #[inline]
     pub(crate) fn contains(&self, entity: Entity) -> bool {
         self.dense_index(entity).is_some()
@@ -51,6 +58,21 @@ impl<'w> StoreIndex<'w> {
     pub(crate) fn len(&self) -> usize {
         self.entities.len()
     }
+}
+
+/// Where slot `slot` begins in `entities`, a settled store's entity column (ascending by slot,
+/// each slot at most once) whose sparse array is `sparse`: the dense index of the first entity
+/// whose slot is `slot` or higher. When the store holds the slot, that is the slot's own entry
+/// (one lookup); else a binary search. Where a query is cut into segments, the cut is a driver
+/// entity that the other columns mostly hold, and a binary search over a big column misses the
+/// cache at nearly every step.
+#[inline]
+pub(crate) fn slot_start(entities: &[Entity], sparse: &SparsePages, slot: u32) -> usize {
+    let at = sparse.get(slot);
+    if at != ABSENT && entities.get(at as usize).is_some_and(|e| e.slot() == slot) {
+        return at as usize;
+    }
+    entities.partition_point(|e| e.slot() < slot)
 }
 
 /// A store's value half, shared: the values (typed `V`, or erased), their change ticks, and
