@@ -329,7 +329,12 @@ where
 {
     let spare: Mutex<Vec<Vec<Q::Item<'w>>>> = Mutex::new(Vec::new());
     let run = |index: usize, segment: QueryIter<'w, Q, F>| {
-        let mut items = lock_spare(&spare).pop().unwrap_or_default();
+        // Room for a whole segment up front (it has at most `PAR_SEGMENT` matches, unless the
+        // query could not be cut): a buffer grown item by item reallocates on the worker
+        // threads, and allocation is what scales worst (docs/benchmarks.md, issue 19).
+        let mut items = lock_spare(&spare)
+            .pop()
+            .unwrap_or_else(|| Vec::with_capacity(PAR_SEGMENT));
         segment.for_each(|item| items.push(item));
         let result = f(ParSegment {
             index,

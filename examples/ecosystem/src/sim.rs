@@ -468,20 +468,24 @@ fn life(
     clock: Res<Clock>,
     caught: Res<Caught>,
     mut commands: Commands,
+    mut is_caught: Local<Vec<bool>>,
 ) {
     let (seed, clock) = (*seed, *clock);
     // Caught prey by slot (a caught prey is alive until this tick's commands apply, so its
-    // slot names it): one array index per animal instead of a search.
+    // slot names it): one array index per animal instead of a search. Kept from tick to tick
+    // (`Local`), so each tick clears it rather than allocating it afresh.
     let slots = caught
         .0
         .iter()
         .map(|e| e.slot() as usize + 1)
         .max()
         .unwrap_or(0);
-    let mut is_caught = vec![false; slots];
+    is_caught.clear();
+    is_caught.resize(slots, false);
     for e in &caught.0 {
         is_caught[e.slot() as usize] = true;
     }
+    let is_caught: &[bool] = &is_caught;
     let mut segments: Vec<Fates> = q.par_map_segments(|segment| {
         let mut fates = Fates::with_room(segment.len());
         for (entity, p, e, age, predator) in segment {
