@@ -9,14 +9,14 @@
 //!   into chunks of [`PAR_CHUNK`] on the calling thread.
 //! * **More threads**, `par_for_each_chunk` and `par_map_chunks` (and `par_for_each` over a
 //!   query that cannot be cut into segments, below): the thread that calls walks the query's
-//!   *join* in ascending slot order and hands out its runs, not its items ([`Piece`]s: a run is a zip of slice iterators that
-//!   has not made a single item yet). It cuts them into chunks of exactly [`PAR_CHUNK`] items,
-//!   numbered in walk order, splitting a run where a chunk ends; so the walker's cost is per
-//!   run and per chunk, and the items are made by whichever thread runs the chunk. Consecutive
-//!   chunks are grouped into *tasks* (one chunk at first, up to [`MAX_TASK_CHUNKS`] later; see
-//!   [`task_chunks`]) that go into a short shared queue; helpers on the schedule's pool take
-//!   tasks from its front, and the walking thread runs one itself whenever the queue is long,
-//!   then drains what is left. At most about twice the thread count of tasks are buffered, and
+//!   *join* in ascending slot order and hands out its runs, not its items ([`Piece`]s: a run
+//!   is a zip of slice iterators that has not made a single item yet). It cuts them into
+//!   chunks of exactly [`PAR_CHUNK`] items, numbered in walk order, splitting a run where a
+//!   chunk ends; so the walker's cost is per run and per chunk, and the items are made by
+//!   whichever thread runs the chunk. Consecutive chunks are grouped into *tasks* (one chunk
+//!   at first, up to [`MAX_TASK_CHUNKS`] later; see [`task_chunks`]) that go into a short
+//!   shared queue; helpers on the schedule's pool take tasks from its front, and the walking
+//!   thread runs one itself whenever the queue is long, then drains what is left. At most about twice the thread count of tasks are buffered, and
 //!   their buffers are reused. Helpers never wait: one that finds the queue empty ends, and the
 //!   walker starts a new one when the next task arrives — so a helper can never block a thread
 //!   the walker needs. (A helper's *thread* then lingers, awake but taking any new job at once,
@@ -136,8 +136,9 @@ pub trait ParallelQuery<Q: QueryData> {
     /// depend on which thread ran which item. The walk is cut into segments (stretches of
     /// slots, several per thread) that each thread joins itself, as
     /// [`par_map_segments`](ParallelQuery::par_map_segments) does; a query that cannot be cut
-    /// (a store not settled) is shared out in chunks of [`PAR_CHUNK`] matches taken in
-    /// ascending slot order by the calling thread.
+    /// (a store not settled, or no required component, as in `(Entity, Option<&T>)`) is
+    /// shared out in chunks of [`PAR_CHUNK`] matches taken in ascending slot order by the
+    /// calling thread.
     ///
     /// # Panics
     ///
