@@ -16,11 +16,12 @@
 //!   whichever thread runs the chunk. Consecutive chunks are grouped into *tasks* (one chunk
 //!   at first, up to [`MAX_TASK_CHUNKS`] later; see [`task_chunks`]) that go into a short
 //!   shared queue; helpers on the schedule's pool take tasks from its front, and the walking
-//!   thread runs one itself whenever the queue is long, then drains what is left. At most about twice the thread count of tasks are buffered, and
-//!   their buffers are reused. Helpers never wait: one that finds the queue empty ends, and the
-//!   walker starts a new one when the next task arrives — so a helper can never block a thread
-//!   the walker needs. (A helper's *thread* then lingers, awake but taking any new job at once,
-//!   and the walker waits awake for the helpers still running: `workers.rs`.)
+//!   thread runs one itself whenever the queue is long, then drains what is left. At most
+//!   about twice the thread count of tasks are buffered, and their buffers are reused. Helpers
+//!   never wait: one that finds the queue empty ends, and the walker starts a new one when the
+//!   next task arrives — so a helper can never block a thread the walker needs. (A helper's
+//!   *thread* then lingers, awake but taking any new job at once, and the walker waits awake
+//!   for the helpers still running: `workers.rs`.)
 //!
 //! A run handed out is stamped changed as a whole when the walker takes the next run (see
 //! `QueryIter::pieces`): every item of it reaches the closure unless the closure panics.
