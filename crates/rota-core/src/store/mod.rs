@@ -1087,7 +1087,11 @@ impl<T> Store<T> {
             merge_ascending(removed, index.take_dead())
         };
         let n = index.entities.len();
-        let first = index.displaced.iter().position(|&d| d).unwrap_or(n);
+        let first = if index.displaced_count == 0 {
+            n
+        } else {
+            settle::first_flagged(&index.displaced)
+        };
         let plan = settle::Plan::new(&index.entities, &index.displaced, first, removed);
         // Only `lo..` moves, back-pointers included.
         plan.apply_index(

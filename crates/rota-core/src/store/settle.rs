@@ -115,6 +115,20 @@ fn flagged_positions(displaced: &[bool], first: usize) -> Vec<u32> {
     out
 }
 
+/// The first position whose flag is set (`displaced.len()` if none): 32 flags at a time, an
+/// OR of each block (it vectorizes), then the block that has one is searched.
+pub(super) fn first_flagged(displaced: &[bool]) -> usize {
+    const BLOCK: usize = 32;
+    let mut blocks = displaced.chunks_exact(BLOCK);
+    for (b, block) in blocks.by_ref().enumerate() {
+        if block.iter().fold(0u8, |any, &f| any | u8::from(f)) != 0 {
+            return b * BLOCK + block.iter().position(|&f| f).unwrap_or(0);
+        }
+    }
+    let rest = blocks.remainder();
+    displaced.len() - rest.len() + rest.iter().position(|&f| f).unwrap_or(rest.len())
+}
+
 /// Builds the pieces in output order, tracking where the next one lands.
 struct Pieces {
     pieces: Vec<Piece>,
@@ -310,9 +324,7 @@ impl Plan {
             entities.copy_within(from..from + len, to);
             added.copy_within(from..from + len, to);
             changed.copy_within(from..from + len, to);
-            for (at, entity) in (run.to..).zip(&entities[to..to + len]) {
-                sparse.set_existing(entity.slot(), at);
-            }
+            sparse.set_ascending(&entities[to..to + len], run.to);
         }
         let single_places = self.pieces.iter().filter(|p| p.is_single());
         for (p, (entity, a, c)) in single_places.zip(singles) {

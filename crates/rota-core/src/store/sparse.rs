@@ -94,6 +94,41 @@ impl SparsePages {
         }
     }
 
+    /// Points the entries of `entities` — ascending slots, each present — at `first`,
+    /// `first + 1`, …: what a block of a settled column moved as one needs. Page by page: the
+    /// page is found once for the entities it holds (a prefix, since slots ascend), and each
+    /// entry is then one masked store.
+    pub(crate) fn set_ascending(&mut self, entities: &[crate::entity::Entity], first: u32) {
+        let mut at = first;
+        let mut rest = entities;
+        while let (Some(head), Some(last)) = (rest.first(), rest.last()) {
+            let page_no = head.slot() >> PAGE_BITS;
+            // The slots of this page end below `next`; past the last page, every slot is in it.
+            let held = match (page_no + 1).checked_mul(PAGE_LEN as u32) {
+                Some(next) if last.slot() >= next => rest.partition_point(|e| e.slot() < next),
+                _ => rest.len(),
+            };
+            let (here, after) = rest.split_at(held);
+            match self.pages.get_mut(page_no as usize) {
+                Some(Some(page)) => {
+                    // As an array, the masked index needs no bounds check.
+                    if let Ok(page) = <&mut [u32; PAGE_LEN]>::try_from(&mut **page) {
+                        for (e, at) in here.iter().zip(at..) {
+                            page[(e.slot() & PAGE_MASK) as usize] = at;
+                        }
+                    }
+                }
+                _ => debug_assert!(
+                    false,
+                    "set_ascending on slot {} without a page",
+                    head.slot()
+                ),
+            }
+            at += held as u32;
+            rest = after;
+        }
+    }
+
     /// Keeps the pages (they will likely be needed again) but marks every slot absent.
     pub(crate) fn clear(&mut self) {
         for page in self.pages.iter_mut().flatten() {

@@ -1160,3 +1160,63 @@ fn slot_start_is_the_first_entity_at_or_after_the_slot() {
         }
     }
 }
+
+/// `first_flagged` against a plain search, with the flag at every place around its 32-flag
+/// blocks (and none set), in slices whose lengths end inside and at block boundaries.
+#[test]
+fn first_flagged_finds_the_first_set_flag_at_every_place() {
+    for len in [0usize, 1, 31, 32, 33, 64, 95, 130] {
+        let none = vec![false; len];
+        assert_eq!(super::settle::first_flagged(&none), len);
+        for at in 0..len {
+            let mut flags = vec![false; len];
+            flags[at] = true;
+            // A later flag too, which must not be the one found.
+            if at + 5 < len {
+                flags[at + 5] = true;
+            }
+            assert_eq!(
+                super::settle::first_flagged(&flags),
+                at,
+                "len {len}, flag at {at}"
+            );
+        }
+    }
+}
+
+/// `set_ascending` points each entity's entry at its new place, across page boundaries and in
+/// the highest page, and touches no other entry.
+#[test]
+fn set_ascending_points_entries_across_pages() {
+    use super::sparse::{ABSENT, PAGE_LEN, SparsePages};
+    let page = PAGE_LEN as u32;
+    let top = u32::MAX - 1; // the highest slot a store could hold
+    let slots = [
+        0,
+        5,
+        page - 1,
+        page,
+        page + 7,
+        3 * page + 1,
+        3 * page + 2,
+        top - 3,
+        top,
+    ];
+    let mut sparse = SparsePages::new();
+    for (i, &s) in slots.iter().enumerate() {
+        sparse.try_set(s, i as u32).unwrap();
+    }
+    let entities: Vec<Entity> = slots.iter().map(|&s| Entity::new(s, 1)).collect();
+    // The run from the second entity on moved to place 100.
+    sparse.set_ascending(&entities[1..], 100);
+    assert_eq!(
+        sparse.get(slots[0]),
+        0,
+        "an entity outside the run keeps its entry"
+    );
+    for (k, &s) in slots[1..].iter().enumerate() {
+        assert_eq!(sparse.get(s), 100 + k as u32, "slot {s}");
+    }
+    assert_eq!(sparse.get(page + 1), ABSENT);
+    assert_eq!(sparse.get(top - 1), ABSENT);
+}
