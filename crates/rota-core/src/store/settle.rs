@@ -337,13 +337,20 @@ impl Plan {
     }
 
     /// Reorders the value column, whose `T` may be neither `Copy` nor `Clone`, and returns the
-    /// removed values (in position order). Each clean value moves twice, in blocks; only the
-    /// `k` displaced ones wait in `Option`s.
+    /// removed values (in position order). Each value of `lo..` is copied out once as part of a
+    /// block and moved once into its final place; only the values past the first flagged
+    /// position (typically the few appended since the last settle) are taken out one by one.
     ///
-    /// The suffix is drained once: the clean values between two flagged or removed places go
-    /// to `clean` as a block, each flagged value to its place in `singles`, each removed one
-    /// to the result. The final order is then pushed piece by piece: a run is the next block
-    /// of `clean`, a single comes from `singles`. O(n - lo) moves plus O(k).
+    /// The first flagged position `back` is a break, so no run crosses it:
+    ///
+    /// * `lo..back` holds only clean and removed values. Runs take theirs in position order, so
+    ///   this stretch is read once, front to back: a run's values go straight to the result,
+    ///   the removed ones between runs to the removed list.
+    /// * `back..` is taken out first (a single may be placed before runs of `lo..back`): its
+    ///   clean values into one list (its runs take them in order), each flagged one into its
+    ///   place among the singles, each removed one to the removed list.
+    ///
+    /// The result is written after the untouched prefix `..lo`, in the column's own buffer.
     pub(super) fn apply_values<T>(&self, column: &mut Vec<T>) -> Vec<T> {
         if size_of::<T>() == 0 {
             // Values of a zero-sized type (tags) are all alike and a `Vec` of them is only a
@@ -351,38 +358,61 @@ impl Plan {
             let keep = column.len() - self.removed.len();
             return column.split_off(keep);
         }
-        let tail = column.len() - self.lo;
-        let mut removed: Vec<T> = Vec::with_capacity(self.removed.len());
-        let mut clean: Vec<T> = Vec::with_capacity(tail - self.flagged.len() - self.removed.len());
+        let back = self.flagged.first().map_or(column.len(), |&at| at as usize);
+        debug_assert!(self.lo <= back);
+        // `back..`: its clean values, its flagged ones (by rank), its removed ones.
+        let removed_front = self.removed.partition_point(|&at| (at as usize) < back);
+        let removed_back = self.removed.len() - removed_front;
+        let mut back_removed: Vec<T> = Vec::with_capacity(removed_back);
+        let mut back_clean: Vec<T> =
+            Vec::with_capacity(column.len() - back - self.flagged.len() - removed_back);
         let mut singles: Vec<Option<T>> = Vec::with_capacity(self.flagged.len());
-        let mut drain = column.drain(self.lo..);
-        let mut front = self.lo;
-        for (at, flagged) in Breaks::new(&self.flagged, &self.removed) {
-            clean.extend(drain.by_ref().take(at as usize - front));
-            let value = drain.next();
-            if flagged {
-                singles.push(value);
-            } else {
-                removed.extend(value);
+        {
+            let mut drain = column.drain(back..);
+            let mut front = back;
+            for (at, flagged) in Breaks::new(&self.flagged, &self.removed[removed_front..]) {
+                back_clean.extend(drain.by_ref().take(at as usize - front));
+                let value = drain.next();
+                if flagged {
+                    singles.push(value);
+                } else {
+                    back_removed.extend(value);
+                }
+                front = at as usize + 1;
             }
-            front = at as usize + 1;
+            back_clean.extend(drain);
         }
-        clean.extend(drain);
-        let mut clean = clean.into_iter();
+        // `lo..back`, copied out as one block and read in order; the result is written after the
+        // prefix `..lo`, in the column's own buffer (a new one, copied into, took longer where
+        // its pages were fresh: docs/benchmarks.md, issue 19).
+        let mut middle = column.split_off(self.lo).into_iter();
+        let out = column;
+        let mut removed: Vec<T> = Vec::with_capacity(self.removed.len());
+        let mut read = self.lo; // the position of `middle`'s next value
+        let mut back_clean = back_clean.into_iter();
         let mut ranks = self.single_rank.iter();
         for p in &self.pieces {
+            let (from, len) = (p.from as usize, p.len as usize);
             if p.is_single() {
                 let rank = *ranks.next().expect("one rank per single") as usize;
-                column.push(
+                out.push(
                     singles[rank]
                         .take()
                         .expect("a settle plan is a permutation: each single is placed once"),
                 );
+            } else if from < back {
+                // Between the last run read and this one: removed places only.
+                removed.extend(middle.by_ref().take(from - read));
+                out.extend(middle.by_ref().take(len));
+                read = from + len;
             } else {
-                column.extend(clean.by_ref().take(p.len as usize));
+                out.extend(back_clean.by_ref().take(len));
             }
         }
-        debug_assert!(clean.next().is_none());
+        removed.extend(middle);
+        removed.append(&mut back_removed);
+        debug_assert!(back_clean.next().is_none());
+        debug_assert_eq!(removed.len(), self.removed.len());
         removed
     }
 }
