@@ -115,17 +115,19 @@ fn flagged_positions(displaced: &[bool], first: usize) -> Vec<u32> {
     out
 }
 
-/// The first position whose flag is set (`displaced.len()` if none): 32 flags at a time, an
-/// OR of each block (it vectorizes), then the block that has one is searched.
+/// The first position whose flag is set (`displaced.len()` if none). Flags are read eight at
+/// a time, packed into a `u64` (one byte each, 0 or 1) as `flagged_positions` does; the first
+/// non-zero word's lowest set byte is the first flag.
 pub(super) fn first_flagged(displaced: &[bool]) -> usize {
-    const BLOCK: usize = 32;
-    let mut blocks = displaced.chunks_exact(BLOCK);
-    for (b, block) in blocks.by_ref().enumerate() {
-        if block.iter().fold(0u8, |any, &f| any | u8::from(f)) != 0 {
-            return b * BLOCK + block.iter().position(|&f| f).unwrap_or(0);
+    let mut eights = displaced.chunks_exact(8);
+    for (c, eight) in eights.by_ref().enumerate() {
+        let bytes: [u8; 8] = std::array::from_fn(|i| u8::from(eight[i]));
+        let word = u64::from_le_bytes(bytes);
+        if word != 0 {
+            return c * 8 + (word.trailing_zeros() / 8) as usize;
         }
     }
-    let rest = blocks.remainder();
+    let rest = eights.remainder();
     displaced.len() - rest.len() + rest.iter().position(|&f| f).unwrap_or(rest.len())
 }
 
