@@ -339,9 +339,12 @@ impl Plan {
     }
 
     /// Reorders the value column, whose `T` may be neither `Copy` nor `Clone`, and returns the
-    /// removed values (in position order). Each value of `lo..` is copied out once as part of a
-    /// block and moved once into its final place; only the values past the first flagged
-    /// position (typically the few appended since the last settle) are taken out one by one.
+    /// removed values (in position order). The values of `lo..back`, where `back` is the first
+    /// flagged position, are copied out once as one block, then each is moved once: into its
+    /// final place, or into the removed list. The values of `back..` are taken out one by one
+    /// first. `back` is near the end when the disorder came from inserts (appended values); a
+    /// swap-remove flags the place it fills, wherever it is, and then most values take the
+    /// one-by-one path, as every value did before.
     ///
     /// The first flagged position `back` is a break, so no run crosses it:
     ///

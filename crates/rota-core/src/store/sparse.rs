@@ -116,6 +116,8 @@ impl SparsePages {
                         for (e, at) in here.iter().zip(at..) {
                             page[(e.slot() & PAGE_MASK) as usize] = at;
                         }
+                    } else {
+                        debug_assert!(false, "a sparse page holds {} entries", page.len());
                     }
                 }
                 _ => debug_assert!(
