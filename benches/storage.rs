@@ -1,12 +1,15 @@
 //! Criterion benches for `Store<T>`: insert, remove, get, ordered / unordered iteration, join,
-//! and ordered iteration after churn, against a plain `Vec<T>` walk of the same data.
+//! and ordered iteration after churn, against a plain `Vec<T>` walk of the same data; and a
+//! world's sync point in a steady state (`world/sync_point_steady`: a command batch of
+//! despawns and spawns applied and settled, round after round on the same warm world).
 //!
 //! Run: `cargo bench --bench storage` (add `-- 'iter'` to filter).
 
 use std::hint::black_box;
+use std::time::{Duration, Instant};
 
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
-use rota::{Entities, Entity, Store, join};
+use rota::{Component, Entities, Entity, Store, World, join};
 
 const SIZES: [usize; 3] = [1_000, 10_000, 100_000];
 
@@ -169,5 +172,68 @@ fn bench_store(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, bench_store);
+#[derive(Component, Copy, Clone)]
+struct Place([f32; 2]);
+
+#[derive(Component, Copy, Clone)]
+struct Years(u32);
+
+/// A sync point of a simulation in its steady state, the ecosystem demo's kind: a world of
+/// `live` entities with two components, holes where a third of the slots died before; each
+/// round, one command batch despawns 2% of the live entities (at random) and spawns as many
+/// (into the lowest free slots, scattered below the live ones), and `apply_and_settle_with`
+/// applies it and settles both stores. The same world is churned round after round, so its
+/// memory is warm, as a running simulation's is (the `settle_*` benches above rebuild their
+/// store for every iteration). Only the apply-and-settle is timed.
+fn bench_sync_point(c: &mut Criterion) {
+    let mut g = c.benchmark_group("world");
+    let live = 100_000;
+    let mut world = World::new();
+    let mut rng = SplitMix(23);
+    let mut alive: Vec<Entity> =
+        world.spawn_batch((0..live * 3 / 2).map(|i| (Place([i as f32, 0.0]), Years(i as u32))));
+    for _ in 0..live / 2 {
+        let gone = alive.swap_remove((rng.next() % alive.len() as u64) as usize);
+        world.despawn(gone).expect("alive");
+    }
+    world.settle();
+    g.bench_function(BenchmarkId::new("sync_point_steady", live), |b| {
+        b.iter_custom(|rounds| {
+            let mut timed = Duration::ZERO;
+            for _ in 0..rounds {
+                let mut commands = world.commands();
+                for _ in 0..live / 50 {
+                    let gone = alive.swap_remove((rng.next() % alive.len() as u64) as usize);
+                    commands.despawn(gone);
+                }
+                let born: Vec<Entity> = (0..live / 50)
+                    .map(|i| commands.spawn((Place([i as f32, 1.0]), Years(0))))
+                    .collect();
+                let queue = commands.finish();
+                let start = Instant::now();
+                let report = world.apply_and_settle_with([queue], |stores| {
+                    stores.into_iter().for_each(|s| s.settle());
+                });
+                timed += start.elapsed();
+                assert!(report.is_clean());
+                alive.extend(born);
+            }
+            timed
+        })
+    });
+    g.finish();
+    // Still `live` entities, each with both components, in slot order; the newborns (marked
+    // by `Place`) with their age.
+    let mut slots = Vec::with_capacity(live);
+    for (e, p, y) in world.query::<(Entity, &Place, &Years)>() {
+        if p.0[1] == 1.0 {
+            assert_eq!(y.0, 0, "a newborn's age");
+        }
+        slots.push(e.slot());
+    }
+    assert_eq!(slots.len(), live);
+    assert!(slots.windows(2).all(|w| w[0] < w[1]));
+}
+
+criterion_group!(benches, bench_store, bench_sync_point);
 criterion_main!(benches);
