@@ -318,6 +318,18 @@ impl Plan {
                 (entities[at], added[at], changed[at])
             })
             .collect();
+        // Back-pointers: when most of `lo..` moves, one pass over it once everything is in
+        // place (a tight loop, page by page) beats one per moved run (measured: `cargo bench
+        // --bench storage -- sync_point`, docs/benchmarks.md); when little moves, only what
+        // moved is written.
+        let end = self.len_after();
+        let moved: usize = self
+            .pieces
+            .iter()
+            .filter(|p| p.is_single() || p.to != p.from)
+            .map(|p| p.len.max(1) as usize)
+            .sum();
+        let one_pass = 2 * moved >= end - self.lo;
         for run in self.runs_in_move_order() {
             if run.to == run.from {
                 continue; // already in place, back-pointers included
@@ -326,7 +338,9 @@ impl Plan {
             entities.copy_within(from..from + len, to);
             added.copy_within(from..from + len, to);
             changed.copy_within(from..from + len, to);
-            sparse.set_ascending(&entities[to..to + len], run.to);
+            if !one_pass {
+                sparse.set_ascending(&entities[to..to + len], run.to);
+            }
         }
         let single_places = self.pieces.iter().filter(|p| p.is_single());
         for (p, (entity, a, c)) in single_places.zip(singles) {
@@ -334,7 +348,12 @@ impl Plan {
             entities[to] = entity;
             added[to] = a;
             changed[to] = c;
-            sparse.set_existing(entity.slot(), p.to);
+            if !one_pass {
+                sparse.set_existing(entity.slot(), p.to);
+            }
+        }
+        if one_pass {
+            sparse.set_ascending(&entities[self.lo..end], self.lo as u32);
         }
     }
 
