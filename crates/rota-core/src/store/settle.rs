@@ -358,14 +358,8 @@ impl Plan {
     }
 
     /// Reorders the value column, whose `T` may be neither `Copy` nor `Clone`, and returns the
-    /// removed values (in position order). The values of `lo..back`, where `back` is the first
-    /// flagged position, are copied out once as one block, then each is moved once: into its
-    /// final place, or into the removed list. The values of `back..` are taken out one by one
-    /// first. `back` is near the end when the disorder came from inserts (appended values); a
-    /// swap-remove flags the place it fills, wherever it is, and then most values take the
-    /// one-by-one path, as every value did before.
-    ///
-    /// The first flagged position `back` is a break, so no run crosses it:
+    /// removed values (in position order). `back`, the first flagged position, is a break, so
+    /// no run crosses it:
     ///
     /// * `lo..back` holds only clean and removed values. Runs take theirs in position order, so
     ///   this stretch is read once, front to back: a run's values go straight to the result,
@@ -375,6 +369,9 @@ impl Plan {
     ///   place among the singles, each removed one to the removed list.
     ///
     /// The result is written after the untouched prefix `..lo`, in the column's own buffer.
+    /// `back` is near the end when the disorder came from inserts (appended values); a
+    /// swap-remove flags the place it fills, wherever it is, and then most values take the
+    /// one-by-one path of `back..`.
     pub(super) fn apply_values<T>(&self, column: &mut Vec<T>) -> Vec<T> {
         if size_of::<T>() == 0 {
             // Values of a zero-sized type (tags) are all alike and a `Vec` of them is only a

@@ -1161,8 +1161,8 @@ fn slot_start_is_the_first_entity_at_or_after_the_slot() {
     }
 }
 
-/// `first_flagged` against a plain search, with the flag at every place around its 32-flag
-/// blocks (and none set), in slices whose lengths end inside and at block boundaries.
+/// `first_flagged` against a plain search, with the flag at every place around its eight-flag
+/// words (and none set), in slices whose lengths end inside and at word boundaries.
 #[test]
 fn first_flagged_finds_the_first_set_flag_at_every_place() {
     for len in [0usize, 1, 31, 32, 33, 64, 95, 130] {
