@@ -88,9 +88,15 @@ pub(super) struct Plan {
     single_rank: Vec<u32>,
 }
 
+/// Eight flags packed into a `u64`, one byte each (0 or 1), flag `i` in byte `i`.
+#[inline]
+fn flag_word(eight: &[bool]) -> u64 {
+    u64::from_le_bytes(std::array::from_fn(|i| u8::from(eight[i])))
+}
+
 /// The positions at or after `first` whose flag is set, ascending. Flags are read eight at a
-/// time: packed into a `u64` (one byte each, 0 or 1), one multiplication gathers them into the
-/// top byte, so a stretch of clean elements costs about a cycle per eight.
+/// time ([`flag_word`]): one multiplication gathers a word's flags into its top byte, so a
+/// stretch of clean elements costs about a cycle per eight.
 fn flagged_positions(displaced: &[bool], first: usize) -> Vec<u32> {
     // Byte i (0 or 1) times the constant lands on bit 56 + i; every other product falls below
     // bit 56 or past bit 63, and no two share a bit (so nothing carries into the top byte).
@@ -99,8 +105,7 @@ fn flagged_positions(displaced: &[bool], first: usize) -> Vec<u32> {
     let flags = &displaced[first..];
     let mut eights = flags.chunks_exact(8);
     for (c, eight) in eights.by_ref().enumerate() {
-        let bytes: [u8; 8] = std::array::from_fn(|i| u8::from(eight[i]));
-        let mut mask = u64::from_le_bytes(bytes).wrapping_mul(GATHER) >> 56;
+        let mut mask = flag_word(eight).wrapping_mul(GATHER) >> 56;
         while mask != 0 {
             out.push((first + c * 8 + mask.trailing_zeros() as usize) as u32);
             mask &= mask - 1;
@@ -116,13 +121,11 @@ fn flagged_positions(displaced: &[bool], first: usize) -> Vec<u32> {
 }
 
 /// The first position whose flag is set (`displaced.len()` if none). Flags are read eight at
-/// a time, packed into a `u64` (one byte each, 0 or 1) as `flagged_positions` does; the first
-/// non-zero word's lowest set byte is the first flag.
+/// a time ([`flag_word`]); the first non-zero word's lowest set byte is the first flag.
 pub(super) fn first_flagged(displaced: &[bool]) -> usize {
     let mut eights = displaced.chunks_exact(8);
     for (c, eight) in eights.by_ref().enumerate() {
-        let bytes: [u8; 8] = std::array::from_fn(|i| u8::from(eight[i]));
-        let word = u64::from_le_bytes(bytes);
+        let word = flag_word(eight);
         if word != 0 {
             return c * 8 + (word.trailing_zeros() / 8) as usize;
         }
