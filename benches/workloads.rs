@@ -117,6 +117,18 @@ fn add_remove(c: &mut Criterion) {
             }
         })
     });
+    // The same with `delete` (the value dropped, not returned), as sparsey's and shipyard's
+    // rows in the peer harness do.
+    c.bench_function("add_remove/delete", |b| {
+        b.iter(|| {
+            for &e in &entities {
+                world.insert(e, AddB(0.0)).expect("alive");
+            }
+            for &e in &entities {
+                world.delete::<AddB>(e).expect("alive");
+            }
+        })
+    });
 }
 
 /// A fixed permutation of `0..n` (SplitMix64-driven Fisher–Yates), so runs are comparable.

@@ -615,6 +615,8 @@ enum Op {
     DespawnBatch(Vec<H>),
     Insert(H, Val),
     Remove(H, Kind),
+    /// `delete::<T>`: the value dropped, not returned (marked dead in the store).
+    Delete(H, Kind),
     /// `get_mut` then overwrite with a value derived from the `u64`.
     GetMut(H, Kind, u64),
     /// `query_mut::<(Entity, &mut B, Option<&A>)>()` writing `Oracle::mut_write` into every `B`.
@@ -724,6 +726,7 @@ impl Harness {
             Op::Despawn(h) => format!("{op:?} = despawn({})", self.resolve(*h)),
             Op::Insert(h, v) => format!("{op:?} = insert({}, {v:?})", self.resolve(*h)),
             Op::Remove(h, k) => format!("{op:?} = remove::<{k:?}>({})", self.resolve(*h)),
+            Op::Delete(h, k) => format!("{op:?} = delete::<{k:?}>({})", self.resolve(*h)),
             Op::GetMut(h, k, _) => format!("{op:?} = get_mut::<{k:?}>({})", self.resolve(*h)),
             Op::Commands {
                 cmds, interleave, ..
@@ -819,6 +822,15 @@ impl Harness {
                     Kind::D => self.remove::<D>(e),
                 }
             }
+            Op::Delete(h, k) => {
+                let e = self.resolve(*h);
+                match k {
+                    Kind::A => self.delete::<A>(e),
+                    Kind::B => self.delete::<B>(e),
+                    Kind::C => self.delete::<C>(e),
+                    Kind::D => self.delete::<D>(e),
+                }
+            }
             Op::GetMut(h, k, x) => {
                 let e = self.resolve(*h);
                 match k {
@@ -871,6 +883,15 @@ impl Harness {
         };
         let got = self.world.remove::<T>(e);
         check(format_args!("remove::<{}>({e})", T::LABEL), got, exp)
+    }
+
+    fn delete<T: Comp>(&mut self, e: Entity) -> Result<(), String> {
+        let exp = match self.oracle.row_mut(e) {
+            Some(row) => Ok(T::field_mut(row).take().is_some()),
+            None => Err(EntityNotAlive(e)),
+        };
+        let got = self.world.delete::<T>(e);
+        check(format_args!("delete::<{}>({e})", T::LABEL), got, exp)
     }
 
     fn get_mut<T: Comp>(&mut self, e: Entity, x: u64) -> Result<(), String> {
@@ -1306,6 +1327,7 @@ fn op() -> impl Strategy<Value = Op> {
         2 => vec(handle(), 0..12).prop_map(Op::DespawnBatch),
         6 => (handle(), val()).prop_map(|(h, v)| Op::Insert(h, v)),
         4 => (handle(), kind()).prop_map(|(h, k)| Op::Remove(h, k)),
+        3 => (handle(), kind()).prop_map(|(h, k)| Op::Delete(h, k)),
         2 => (handle(), kind(), 0u64..1000).prop_map(|(h, k, x)| Op::GetMut(h, k, x)),
         1 => (0u32..1000).prop_map(Op::QueryMutWrite),
         1 => Just(Op::Settle),

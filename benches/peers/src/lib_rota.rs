@@ -178,8 +178,10 @@ pub fn make(wl: Workload) -> Box<dyn Bench> {
                     for &e in es.iter() {
                         w.insert(e, AddB(0.0)).expect("alive");
                     }
+                    // `delete` drops the value, as sparsey's `delete`, shipyard's
+                    // `delete_component` and bevy's `remove` do (hecs's `remove_one` returns it).
                     for &e in es.iter() {
-                        w.remove::<AddB>(e).expect("alive");
+                        w.delete::<AddB>(e).expect("alive");
                     }
                 },
                 |(w, _)| {

@@ -455,6 +455,34 @@ impl<T> Store<T> {
     }
 }
 
+/// Whether each of the five dense columns has room for one more element (what `append`
+/// pushes), so that no push reallocates.
+#[inline]
+fn has_room_for_one<T>(index: &IndexColumns, values: &ValueColumns<T>) -> bool {
+    let spare = |len: usize, capacity: usize| capacity > len;
+    spare(index.entities.len(), index.entities.capacity())
+        && spare(values.values.len(), values.values.capacity())
+        && spare(index.added.len(), index.added.capacity())
+        && spare(values.changed.len(), values.changed.capacity())
+        && spare(index.displaced.len(), index.displaced.capacity())
+}
+
+/// Makes room for one more element in each of the five dense columns (amortized growth, as
+/// `Vec::push` would). On error some columns may have grown; none changed length.
+#[cold]
+#[inline(never)]
+fn reserve_one<T>(
+    index: &mut IndexColumns,
+    values: &mut ValueColumns<T>,
+) -> Result<(), StoreError> {
+    let oom = |_| StoreError::OutOfMemory;
+    index.entities.try_reserve(1).map_err(oom)?;
+    values.values.try_reserve(1).map_err(oom)?;
+    index.added.try_reserve(1).map_err(oom)?;
+    values.changed.try_reserve(1).map_err(oom)?;
+    index.displaced.try_reserve(1).map_err(oom)
+}
+
 /// Pushes a new element on every dense column (its sparse entry is already set), added and
 /// changed `now`. It is clean only if it extends the ascending run: the last element is clean
 /// and has a lower slot.
@@ -774,26 +802,18 @@ impl<T> Store<T> {
             return Ok(Some(std::mem::replace(&mut columns.values[d], value)));
         }
         self.compact_if_mostly_dead();
-        if let Err(e) = self.try_reserve(1) {
-            return Err((e, value));
-        }
-        let (index, values) = self.columns_mut();
-        if index.added.try_reserve(1).is_err() || values.changed.try_reserve(1).is_err() {
-            return Err((StoreError::OutOfMemory, value));
+        let (mut index, mut values) = self.columns_mut();
+        if !has_room_for_one(index, values) {
+            if let Err(e) = reserve_one(index, values) {
+                return Err((e, value));
+            }
+            (index, values) = self.columns_mut();
         }
         let at = index.entities.len() as u32;
         if index.sparse.try_set(entity.slot(), at).is_err() {
             return Err((StoreError::OutOfMemory, value));
         }
-        if let Err(e) = index
-            .displaced
-            .try_reserve(1)
-            .map_err(|_| StoreError::OutOfMemory)
-        {
-            index.sparse.set_existing(entity.slot(), ABSENT);
-            return Err((e, value));
-        }
-        // Capacity was reserved above for all columns: no push can fail or reallocate.
+        // Every column has room (checked above): no push can fail or reallocate.
         append(index, values, now, entity, value);
         self.last_changed = now;
         Ok(None)
@@ -854,13 +874,19 @@ impl<T> Store<T> {
     }
 
     /// [`Store::forget_held`] with the holding checked: nothing if the store does not hold
-    /// exactly this entity. Worlds know it does; this checked form is what the model tests
-    /// drive.
-    #[cfg(test)]
-    pub(crate) fn forget(&mut self, entity: Entity) {
-        if self.contains(entity) {
-            self.forget_held(entity);
+    /// exactly this entity. Returns whether it held it. `World::delete` and removals applied
+    /// from commands use it for values with no drop glue (its model tests drive it too).
+    #[inline]
+    pub(crate) fn forget(&mut self, entity: Entity) -> bool {
+        let Some(d) = self.dense_index(entity) else {
+            return false;
+        };
+        if std::mem::needs_drop::<T>() {
+            drop(self.remove(entity));
+        } else {
+            self.mark_dead(entity.slot(), d);
         }
+        true
     }
 
     /// Removes `entity`'s value for a despawn and drops it. The caller knows the store holds

@@ -185,20 +185,31 @@ impl World {
             if !admit(k, entity, entities.is_alive(entity)) {
                 continue;
             }
-            if let Some((i, store)) = &mut store
-                && let Some(removed) = store.remove(entity)
-            {
-                membership.clear(entity.slot(), *i);
-                if let Some(log) = log.as_mut() {
-                    log.push(StructuralChange::Removed {
-                        entity,
-                        component: T::NAME,
-                        type_id: TypeId::of::<T>(),
-                    });
+            let Some((i, store)) = &mut store else {
+                continue;
+            };
+            // A value with no drop glue is marked dead, not swap-removed (`World::delete`);
+            // another is taken out and dropped once the world's books agree with the store
+            // (its `Drop` may panic).
+            let removed = if std::mem::needs_drop::<T>() {
+                match store.remove(entity) {
+                    Some(value) => Some(value),
+                    None => continue,
                 }
-                // Dropped once the world's books agree with the store: its `Drop` may panic.
-                drop(removed);
+            } else if store.forget(entity) {
+                None
+            } else {
+                continue;
+            };
+            membership.clear(entity.slot(), *i);
+            if let Some(log) = log.as_mut() {
+                log.push(StructuralChange::Removed {
+                    entity,
+                    component: T::NAME,
+                    type_id: TypeId::of::<T>(),
+                });
             }
+            drop(removed);
         }
     }
 }
