@@ -1,5 +1,8 @@
 //! [`DeadSet`]: the dense positions of a store that hold *dead* elements — values of despawned
-//! entities left where they were, to be dropped by the store's next compaction.
+//! entities, or values deleted from live ones (`World::delete`, removals applied from
+//! commands), left where they were, to be dropped by the store's next compaction. A live entity
+//! may get a new value after its old one died: the store then lists the entity twice, once
+//! dead (unreachable) and once held.
 //!
 //! # Why
 //!
@@ -12,7 +15,7 @@
 //! # Invariants (kept by `Store`, checked by `Store::check_invariants`)
 //!
 //! * **Unreachable**: no sparse entry points at a dead position, so lookups, `contains` and
-//!   every walk through the sparse pages skip dead elements; the dead entity is not held.
+//!   every walk through the sparse pages skip dead elements; no entity is held through one.
 //! * **Counted**: `count` is the number of set bits, and every set bit is below the columns'
 //!   length. Bits are allocated lazily: a position past `bits` is not dead, so appends never
 //!   touch this set.
