@@ -22,6 +22,8 @@
 //! types cannot prevent: removing them with `World::remove::<ChildOf>` or swapping two values
 //! through `&mut` bypasses the bookkeeping; `check_invariants` reports the damage.
 
+use std::sync::atomic::AtomicU32;
+
 use crate::checksum::{StableHash, StableHashFn};
 use crate::component::Component;
 use crate::entity::Entity;
@@ -48,6 +50,13 @@ impl Component for ChildOf {
     fn stable_hash_fn() -> Option<StableHashFn<Self>> {
         Some(|c, h| c.0.stable_hash(h))
     }
+    /// Its own registry number, as the derive gives every non-generic component: every
+    /// `despawn` asks for this store (`World::has_hierarchy`), and without a number that is a
+    /// `TypeId` tree search (measured: 3.7% of `cargo bench --bench workloads -- despawn/loop`).
+    fn __registry_cell() -> Option<&'static AtomicU32> {
+        static CELL: AtomicU32 = AtomicU32::new(0);
+        Some(&CELL)
+    }
 }
 
 /// The children of the entity holding it, in ascending slot order (never empty).
@@ -67,6 +76,13 @@ impl Component for Children {
     const SNAPSHOT: SnapshotPolicy<Self> = SnapshotPolicy::CLONE;
     fn stable_hash_fn() -> Option<StableHashFn<Self>> {
         Some(|c, h| c.0.stable_hash(h))
+    }
+    /// Its own registry number, as the derive gives every non-generic component: every
+    /// `despawn` asks for this store (`World::has_hierarchy`), and without a number that is a
+    /// `TypeId` tree search (measured: 3.7% of `cargo bench --bench workloads -- despawn/loop`).
+    fn __registry_cell() -> Option<&'static AtomicU32> {
+        static CELL: AtomicU32 = AtomicU32::new(0);
+        Some(&CELL)
     }
 }
 
