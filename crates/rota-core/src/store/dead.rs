@@ -28,8 +28,8 @@
 //!   a new entity, `Store::appender`) into a store whose dead elements outnumber its live ones
 //!   compacts it first, so the columns only grow past their length while they hold at most
 //!   twice the live elements; the next settle drops every dead element.
-//! * **Never all dead**: a store whose elements are all dead is emptied at once (by the despawn
-//!   or the swap-remove that left it so), so an empty store has empty columns — what a snapshot
+//! * **Never all dead**: a store whose elements are all dead is emptied at once (by the despawn,
+//!   delete or swap-remove that left it so), so an empty store has empty columns — what a snapshot
 //!   of an excluded (`no_snapshot`) component relies on when it copies an empty store.
 
 /// Dense positions holding dead elements: one bit each, and their count.

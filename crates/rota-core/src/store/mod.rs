@@ -12,10 +12,10 @@
 //! * **Back-pointers agree**: for every live dense index `i`, `sparse[entities[i].slot] == i`;
 //!   every other sparse entry is `ABSENT` (`u32::MAX`). `entities` and `values` always have the
 //!   same length, including after a failed allocation.
-//! * **Dead elements** (`dead.rs`): a despawn leaves a value with no drop glue where it is and
-//!   marks its position dead; no sparse entry points at it, so only the raw dense columns still
-//!   list it. A store with a dead element is unsettled; settling, and an append once the dead
-//!   outnumber the live, drop them.
+//! * **Dead elements** (`dead.rs`): a despawn, or a `World::delete` (or a removal applied from
+//!   commands), leaves a value with no drop glue where it is and marks its position dead; no
+//!   sparse entry points at it, so only the raw dense columns still list it. A store with a dead
+//!   element is unsettled; settling, and an append once the dead outnumber the live, drop them.
 //! * **Displacement flags**: `displaced[i]` marks a dense element that may be out of order
 //!   (an appended low slot, or the element a swap-`remove` moved into a hole). **The elements
 //!   not flagged are strictly ascending by slot**, and `displaced_count` counts the flags; a
@@ -1183,9 +1183,12 @@ impl<T> Store<T> {
     /// The dense entity column. In ascending slot order iff [`Store::is_settled`].
     ///
     /// A store inside a [`World`](crate::World) may also hold *dead* elements here, left by
-    /// despawns of components with no drop glue (removing them in place would cost a random
-    /// write per column): they are not held ([`Store::contains`] is false, [`Store::len`]
-    /// does not count them) and go at the store's next settle. A settled store has none.
+    /// despawns and [`World::delete`](crate::World::delete)s of components with no drop glue
+    /// (removing them in place would cost a random write per column): they are not held
+    /// ([`Store::len`] does not count them; no lookup reaches them) and go at the store's next
+    /// settle. A settled store has none. A deleted entity given the component again is listed
+    /// twice until then, once dead with its old value: [`Store::dense_index`] names the
+    /// position that holds it ([`Store::contains`] alone does not tell the two apart).
     #[inline]
     pub fn dense_entities(&self) -> &[Entity] {
         &self.index.entities

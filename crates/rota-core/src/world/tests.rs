@@ -1,4 +1,5 @@
-//! Unit tests of `World` internals: the change clock's clamping (`world/mod.rs`, `tick.rs`).
+//! Unit tests of `World` internals: the change clock's clamping (`world/mod.rs`, `tick.rs`) and
+//! what `World::delete` leaves in a store.
 
 mod change_clock {
     use super::super::World;
@@ -110,5 +111,68 @@ mod change_clock {
         }
         let last = world.system_last_run(id).unwrap();
         assert_eq!(last.age(world.change_tick()), MAX_AGE);
+    }
+}
+
+/// `World::delete` leaves a value with no drop glue dead in place (`store/dead.rs`).
+mod delete {
+    use super::super::World;
+    use crate::Component;
+
+    #[derive(Clone, Copy, Debug, PartialEq)]
+    struct Hp(u32);
+    impl Component for Hp {
+        const NAME: &'static str = "Hp";
+        const UNIQUE_KEY: Option<&'static str> = Some("world::tests::delete::Hp");
+    }
+
+    /// A value with drop glue: removed, not left dead.
+    #[derive(Clone, Debug, PartialEq)]
+    struct Name(String);
+    impl Component for Name {
+        const NAME: &'static str = "Name";
+        const UNIQUE_KEY: Option<&'static str> = Some("world::tests::delete::Name");
+    }
+
+    #[test]
+    fn a_deleted_then_reinserted_entity_is_listed_twice_until_the_settle() {
+        let mut world = World::new();
+        let es = world.spawn_batch((0..3).map(|i| (Hp(i),)));
+        assert_eq!(world.delete::<Hp>(es[1]), Ok(true));
+        world.insert(es[1], Hp(99)).unwrap();
+        let store = world.store::<Hp>().unwrap();
+        assert_eq!(store.dense_entities(), [es[0], es[1], es[2], es[1]]);
+        assert_eq!(store.len(), 3);
+        // The lookup reaches the new value, not the dead copy at position 1.
+        assert_eq!(store.dense_index(es[1]), Some(3));
+        assert_eq!(world.get::<Hp>(es[1]), Some(&Hp(99)));
+        assert!(world.check_invariants().is_ok());
+        world.settle();
+        let store = world.store::<Hp>().unwrap();
+        assert_eq!(store.dense_entities(), es);
+        let values: Vec<Hp> = world.query::<&Hp>().copied().collect();
+        assert_eq!(values, [Hp(0), Hp(99), Hp(2)]);
+        // Despawned with its value live again: nothing is left of it.
+        world.despawn(es[1]).unwrap();
+        world.settle();
+        assert_eq!(
+            world.store::<Hp>().unwrap().dense_entities(),
+            [es[0], es[2]]
+        );
+        assert!(world.check_invariants().is_ok());
+    }
+
+    #[test]
+    fn a_value_with_drop_glue_is_removed_not_left_dead() {
+        let mut world = World::new();
+        let es = world.spawn_batch((0..3).map(|i| (Name(i.to_string()),)));
+        assert_eq!(world.delete::<Name>(es[0]), Ok(true));
+        // Swap-removed: the last element filled the hole, nothing is dead.
+        assert_eq!(
+            world.store::<Name>().unwrap().dense_entities(),
+            [es[2], es[1]]
+        );
+        assert_eq!(world.delete::<Name>(es[0]), Ok(false));
+        assert!(world.check_invariants().is_ok());
     }
 }
