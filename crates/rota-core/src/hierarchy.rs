@@ -19,8 +19,9 @@
 //! [`World::despawn_recursive`] to despawn a whole subtree.
 //!
 //! Neither component can be built outside rota-core, so `World::insert` cannot forge one. What
-//! types cannot prevent: removing them with `World::remove::<ChildOf>` or swapping two values
-//! through `&mut` bypasses the bookkeeping; `check_invariants` reports the damage.
+//! types cannot prevent: removing them with `World::remove::<ChildOf>` (or `World::delete`) or
+//! swapping two values through `&mut` bypasses the bookkeeping; `check_invariants` reports the
+//! damage.
 
 use std::sync::atomic::AtomicU32;
 
