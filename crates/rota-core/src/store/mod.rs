@@ -455,6 +455,16 @@ impl<T> Store<T> {
     }
 }
 
+/// What [`Store::discard`] did with an entity's value.
+pub(crate) enum Discarded<T> {
+    /// The store did not hold the entity.
+    NotHeld,
+    /// The value (no drop glue) was marked dead in place.
+    Dead,
+    /// The value was swap-removed: the caller drops it.
+    Taken(T),
+}
+
 /// Whether each of the five dense columns has room for one more element (what `append`
 /// pushes), so that no push reallocates.
 #[inline]
@@ -873,20 +883,29 @@ impl<T> Store<T> {
             .collect()
     }
 
-    /// [`Store::forget_held`] with the holding checked: nothing if the store does not hold
-    /// exactly this entity. Returns whether it held it. `World::delete` and removals applied
-    /// from commands use it for values with no drop glue (its model tests drive it too).
+    /// Removes `entity`'s value for a caller that will drop it (`World::delete`, removals
+    /// applied from commands): a value with no drop glue is marked dead where it is (one sparse
+    /// entry and one bit; see `dead.rs`), another is swap-removed and handed back, for the
+    /// caller to drop once its own books agree (a `Drop` may panic).
     #[inline]
-    pub(crate) fn forget(&mut self, entity: Entity) -> bool {
+    pub(crate) fn discard(&mut self, entity: Entity) -> Discarded<T> {
         let Some(d) = self.dense_index(entity) else {
-            return false;
+            return Discarded::NotHeld;
         };
         if std::mem::needs_drop::<T>() {
-            drop(self.remove(entity));
-        } else {
-            self.mark_dead(entity.slot(), d);
+            return match self.remove(entity) {
+                Some(value) => Discarded::Taken(value),
+                None => Discarded::NotHeld,
+            };
         }
-        true
+        self.mark_dead(entity.slot(), d);
+        Discarded::Dead
+    }
+
+    /// [`Store::discard`], the value dropped here: what the store's model tests drive.
+    #[cfg(test)]
+    pub(crate) fn forget(&mut self, entity: Entity) {
+        drop(self.discard(entity));
     }
 
     /// Removes `entity`'s value for a despawn and drops it. The caller knows the store holds

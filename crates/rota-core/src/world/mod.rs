@@ -19,7 +19,7 @@ use crate::component::Component;
 use crate::entity::{Entities, Entity};
 use crate::error::{EntityNotAlive, SpawnError};
 use crate::read_ahead::{READ_AHEAD, ReadAhead};
-use crate::store::Store;
+use crate::store::{Discarded, Store};
 use crate::tick::{CHECK_INTERVAL, ChangeWindow, Tick};
 pub(crate) use erased::{AnyValues, ErasedStore, downcast_mut, downcast_ref};
 use membership::Membership;
@@ -671,22 +671,23 @@ impl World {
     ///
     /// [`EntityNotAlive`] for a dead or stale handle.
     pub fn delete<T: Component>(&mut self, entity: Entity) -> Result<bool, EntityNotAlive> {
-        if std::mem::needs_drop::<T>() {
-            return self.remove::<T>(entity).map(|old| old.is_some());
-        }
         if !self.entities.is_alive(entity) {
             return Err(EntityNotAlive(entity));
         }
         let Some(i) = self.registry.position::<T>() else {
             return Ok(false);
         };
-        if !downcast_mut::<T>(&mut *self.stores[i].store).forget(entity) {
-            return Ok(false);
-        }
+        let taken = match downcast_mut::<T>(&mut *self.stores[i].store).discard(entity) {
+            Discarded::NotHeld => return Ok(false),
+            Discarded::Dead => None,
+            Discarded::Taken(value) => Some(value),
+        };
         self.membership.clear(entity.slot(), i);
         if let Some(log) = &mut self.log {
             log.removed(entity, &self.stores[i]);
         }
+        // Dropped once the world's books agree with the store: its `Drop` may panic.
+        drop(taken);
         Ok(true)
     }
 

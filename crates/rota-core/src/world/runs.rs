@@ -14,7 +14,7 @@ use crate::bundle::Bundle;
 use crate::component::Component;
 use crate::entity::{Entities, Entity};
 use crate::read_ahead::ReadAhead;
-use crate::store::Store;
+use crate::store::{Discarded, Store};
 use crate::world::{World, downcast_mut};
 
 impl World {
@@ -188,18 +188,11 @@ impl World {
             let Some((i, store)) = &mut store else {
                 continue;
             };
-            // A value with no drop glue is marked dead, not swap-removed (`World::delete`);
-            // another is taken out and dropped once the world's books agree with the store
-            // (its `Drop` may panic).
-            let removed = if std::mem::needs_drop::<T>() {
-                match store.remove(entity) {
-                    Some(value) => Some(value),
-                    None => continue,
-                }
-            } else if store.forget(entity) {
-                None
-            } else {
-                continue;
+            // As `World::delete`: a value with no drop glue is marked dead, not swap-removed.
+            let removed = match store.discard(entity) {
+                Discarded::NotHeld => continue,
+                Discarded::Dead => None,
+                Discarded::Taken(value) => Some(value),
             };
             membership.clear(entity.slot(), *i);
             if let Some(log) = log.as_mut() {
