@@ -657,7 +657,7 @@ impl World {
                 Command::Despawn(entity) => {
                     let alive = self.is_alive(entity);
                     if state.admit(0, CommandKind::Despawn, None, entity, alive) {
-                        if self.has_hierarchy() {
+                        if self.has_relations(entity.slot()) {
                             self.finish_despawns(pending);
                             self.despawn(entity)
                                 .expect("a live entity can be despawned");

@@ -229,6 +229,14 @@ impl World {
         self.store::<ChildOf>().is_some_and(|s| !s.is_empty())
     }
 
+    /// Whether the entity at `slot` has a parent or children, read from its membership row
+    /// (a bit per store, already what a despawn reads next): [`World::detach_for_despawn`]
+    /// has nothing to do for any other entity, hierarchy or not.
+    #[inline]
+    pub(crate) fn has_relations(&self, slot: u32) -> bool {
+        self.slot_has::<ChildOf>(slot) || self.slot_has::<Children>(slot)
+    }
+
     /// Before `entity` (alive) is despawned: leave its parent, orphan its children.
     ///
     /// Only the relatives change here: the entity's own `ChildOf`/`Children` go with the

@@ -98,6 +98,7 @@ impl Membership {
     }
 
     /// Whether `store` holds `slot`, per the index.
+    #[inline]
     pub(crate) fn contains(&self, slot: u32, store: usize) -> bool {
         let i = slot as usize * self.words + store / 64;
         self.bits

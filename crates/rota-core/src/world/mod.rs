@@ -440,7 +440,7 @@ impl World {
         if !self.entities.is_alive(entity) {
             return Err(EntityNotAlive(entity));
         }
-        if self.has_hierarchy() {
+        if self.has_relations(entity.slot()) {
             self.detach_for_despawn(entity);
         }
         let stores = &mut self.stores;
@@ -722,6 +722,15 @@ impl World {
     fn store_mut<T: Component>(&mut self) -> Option<&mut Store<T>> {
         let i = self.registry.position::<T>()?;
         Some(downcast_mut::<T>(&mut *self.stores[i].store))
+    }
+
+    /// Whether the live entity at `slot` has a `T`, per the membership index (a registry
+    /// lookup and a bit test; no store is touched).
+    #[inline]
+    pub(crate) fn slot_has<T: Component>(&self, slot: u32) -> bool {
+        self.registry
+            .position::<T>()
+            .is_some_and(|i| self.membership.contains(slot, i))
     }
 
     /// Registers `T`'s store if needed and returns its index in registration order.
