@@ -52,7 +52,7 @@ impl Component for ChildOf {
         Some(|c, h| c.0.stable_hash(h))
     }
     /// Its own registry number, as the derive gives every non-generic component: every
-    /// `despawn` asks for this store (`World::has_hierarchy`), and without a number that is a
+    /// `despawn` looks this store up (`World::has_relations`), and without a number that was a
     /// `TypeId` tree search (measured: 3.7% of `cargo bench --bench workloads -- despawn/loop`).
     fn __registry_cell() -> Option<&'static AtomicU32> {
         static CELL: AtomicU32 = AtomicU32::new(0);
