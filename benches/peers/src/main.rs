@@ -417,8 +417,10 @@ fn main() {
          `World::run`; bevy_ecs `QueryState::par_iter_mut` (ComputeTaskPool); shipyard \
          `par_iter` (rayon); sparsey `par_for_each` (rayon); hecs `iter_batched(64)` batches \
          over rayon `par_bridge` (hecs has no parallel iterator of its own).\n\
-         * add_remove: shipyard through `World::add_component` / `World::delete_component`; \
-         bevy_ecs through `entity_mut(e).insert/remove`.\n\
+         * add_remove: 10k inserts of a component, then 10k removals that drop it: rota \
+         `insert` / `delete`, hecs `insert_one` / `remove_one` (returns the value), bevy_ecs \
+         `entity_mut(e).insert/remove`, shipyard `World::add_component` / \
+         `World::delete_component`, sparsey `insert` / `delete`.\n\
          * despawn: 10k entities with the four simple_insert components, spawned untimed before \
          each iteration into the same world, then despawned one call at a time in one fixed \
          shuffled order (rota `despawn`, hecs `despawn`, bevy_ecs `despawn`, shipyard \
