@@ -231,17 +231,27 @@ impl World {
 
     /// Whether the entity at `slot` has a parent or children, read from its membership row
     /// (a bit per store, already what a despawn reads next): [`World::detach_for_despawn`]
-    /// has nothing to do for any other entity, hierarchy or not.
+    /// has nothing to do for any other entity, hierarchy or not, and a despawn applied from
+    /// commands may then be deferred.
     #[inline]
     pub(crate) fn has_relations(&self, slot: u32) -> bool {
         self.slot_has::<ChildOf>(slot) || self.slot_has::<Children>(slot)
     }
 
-    /// Before `entity` (alive) is despawned: leave its parent, orphan its children.
+    /// Before `entity` (alive) is despawned: leave its parent, orphan its children. Two bit
+    /// tests for an entity with neither ([`World::has_relations`]).
     ///
     /// Only the relatives change here: the entity's own `ChildOf`/`Children` go with the
     /// despawn itself, so the structural log records that as one `Despawned` entry.
+    #[inline]
     pub(crate) fn detach_for_despawn(&mut self, entity: Entity) {
+        if self.has_relations(entity.slot()) {
+            self.detach_relations(entity);
+        }
+    }
+
+    /// [`World::detach_for_despawn`] of an entity with a parent or children.
+    fn detach_relations(&mut self, entity: Entity) {
         if let Some(parent) = self.get::<ChildOf>(entity).map(ChildOf::parent) {
             self.unlist_child(parent, entity);
         }

@@ -440,9 +440,7 @@ impl World {
         if !self.entities.is_alive(entity) {
             return Err(EntityNotAlive(entity));
         }
-        if self.has_relations(entity.slot()) {
-            self.detach_for_despawn(entity);
-        }
+        self.detach_for_despawn(entity);
         let stores = &mut self.stores;
         self.membership
             .take(entity.slot(), |i| stores[i].store.remove_entity(entity));
