@@ -202,6 +202,33 @@ fn spawn_batch_stops_early_when_slots_run_out() {
     world.check_invariants().unwrap();
 }
 
+/// The batch takes no more bundles than there are slots left: an endless iterator ends, and a
+/// batch that reuses free slots, then fresh ones, stops at the limit with every entity whole.
+#[test]
+fn spawn_batch_takes_no_more_bundles_than_slots_left() {
+    let mut world = World::with_entities(Entities::with_slot_limit(4));
+    let first = world.spawn_batch((0..3).map(|i| (A(i), B(i))));
+    world.despawn(first[1]).unwrap();
+    let mut taken = 0;
+    let spawned = world.spawn_batch(std::iter::repeat_with(|| {
+        taken += 1;
+        (A(10 + taken), B(10 + taken))
+    }));
+    assert_eq!(taken, 2, "one free slot and one fresh slot were left");
+    assert_eq!(spawned.iter().map(|e| e.slot()).collect::<Vec<_>>(), [1, 3]);
+    let rows: Vec<(u32, u32, u32)> = world
+        .query::<(Entity, &A, &B)>()
+        .map(|(e, a, b)| (e.slot(), a.0, b.0))
+        .collect();
+    assert_eq!(rows, [(0, 0, 0), (1, 11, 11), (2, 2, 2), (3, 12, 12)]);
+    assert!(
+        world
+            .spawn_batch(std::iter::repeat((A(0), B(0))))
+            .is_empty()
+    );
+    world.check_invariants().unwrap();
+}
+
 // ---------------------------------------------------------------------------------------------
 // Despawn, insert, remove, has, get_mut
 // ---------------------------------------------------------------------------------------------

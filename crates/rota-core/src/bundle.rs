@@ -39,6 +39,16 @@ pub trait Bundle: Send + 'static {
     #[doc(hidden)]
     fn push(self, columns: &mut Self::Columns<'_>, entity: Entity);
 
+    /// Appends the components alone; `attach` gives them their entity later.
+    #[doc(hidden)]
+    fn push_values(self, columns: &mut Self::Columns<'_>);
+
+    /// Gives the values appended by `push_values` their entities, in order, one column at a
+    /// time; values beyond `entities` are dropped. No store may hold a slot of `entities`;
+    /// the slots of `entities[..ascending]` strictly ascend.
+    #[doc(hidden)]
+    fn attach(columns: &mut Self::Columns<'_>, entities: &[Entity], ascending: usize);
+
     /// Reads the entries `push` will write for an entity at `slot` and returns a value made of
     /// them: a read ahead that brings them into the cache (see `read_ahead.rs`).
     #[doc(hidden)]
@@ -60,6 +70,8 @@ impl Bundle for () {
         Some(())
     }
     fn push(self, _: &mut (), _: Entity) {}
+    fn push_values(self, _: &mut ()) {}
+    fn attach(_: &mut (), _: &[Entity], _: usize) {}
     fn touch(_: &(), _: u32) -> u64 {
         0
     }
@@ -93,6 +105,13 @@ macro_rules! impl_bundle {
             #[inline]
             fn push(self, columns: &mut Self::Columns<'_>, entity: Entity) {
                 $(columns.$i.push(entity, self.$i);)+
+            }
+            #[inline]
+            fn push_values(self, columns: &mut Self::Columns<'_>) {
+                $(columns.$i.push_value(self.$i);)+
+            }
+            fn attach(columns: &mut Self::Columns<'_>, entities: &[Entity], ascending: usize) {
+                $(columns.$i.attach(entities, ascending);)+
             }
             #[inline]
             fn touch(columns: &Self::Columns<'_>, slot: u32) -> u64 {

@@ -399,6 +399,52 @@ impl Entities {
         Ok(Entity::new(slot as u32, self.first_generation))
     }
 
+    /// How many entities [`Entities::spawn`] can still hand out before slots run out: the free
+    /// slots plus the fresh ones below the limit (memory aside).
+    pub(crate) fn spawnable(&self) -> usize {
+        self.free.len + (self.slot_limit as usize).saturating_sub(self.slots.len())
+    }
+
+    /// Allocates `n` live entities onto `out`: the same entities, in the same order, as `n`
+    /// calls of [`Entities::spawn`], but fresh slots are made as one range. On an error, `out`
+    /// holds the entities allocated before it.
+    pub(crate) fn spawn_many(&mut self, n: usize, out: &mut Vec<Entity>) -> Result<(), SpawnError> {
+        let mut left = n;
+        while left > 0 && self.free.len > 0 {
+            out.push(self.spawn()?);
+            left -= 1;
+        }
+        if left == 0 {
+            return Ok(());
+        }
+        let first = self.slots.len();
+        let fresh = left.min((self.slot_limit as usize).saturating_sub(first));
+        self.slots
+            .try_reserve(fresh)
+            .map_err(|_| SpawnError::OutOfMemory)?;
+        out.try_reserve(fresh)
+            .map_err(|_| SpawnError::OutOfMemory)?;
+        let generation = self.first_generation;
+        self.slots.resize(
+            first + fresh,
+            Slot {
+                generation,
+                state: SlotState::Alive,
+            },
+        );
+        // `first + fresh <= slot_limit <= u32::MAX`: every slot and the count fit a `u32`.
+        self.alive += fresh as u32;
+        out.extend(
+            (first as u32..(first + fresh) as u32).map(|slot| Entity::new(slot, generation)),
+        );
+        if fresh < left {
+            return Err(SpawnError::SlotsExhausted {
+                limit: self.slot_limit,
+            });
+        }
+        Ok(())
+    }
+
     /// Frees a live entity. Its slot becomes reusable with the next generation, or is retired if
     /// the generation is already `u32::MAX`.
     ///

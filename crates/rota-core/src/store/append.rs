@@ -2,14 +2,20 @@
 //! to what cannot wait (the sparse back-pointer, the entity, the value); the tick columns and
 //! displacement flags of the whole batch are written when it ends.
 //!
+//! Two ways in: `push` appends an entity and its value together; `push_value` appends values
+//! alone and `attach` later gives them their entities, in order, as one column-wide pass (what
+//! `World::spawn_batch` does: the values of a whole batch first, then its entities, one store at
+//! a time).
+//!
 //! # Invariant kept
 //!
 //! While an `Appender` lives, its store's `added`, `changed` and `displaced` columns are shorter
-//! than `entities` and `values` (the batch's entries are missing). The `Appender` holds the
-//! store exclusively, so nothing can observe that, and its `Drop` completes them — also when the
-//! batch stops early because the caller's iterator panicked — so every store a caller can see
-//! again has its columns parallel and its flags exact (the same flags `insert` would have set
-//! one value at a time).
+//! than `entities` and `values` (the batch's entries are missing), and `values` may be longer
+//! than `entities` (values pushed, not yet attached). The `Appender` holds the store
+//! exclusively, so nothing can observe that, and its `Drop` completes the columns — also when
+//! the batch stops early because the caller's iterator panicked — so every store a caller can
+//! see again has its columns parallel and its flags exact (the same flags `insert` would have
+//! set one value at a time). Values never attached are dropped there: no entity holds them.
 
 use super::{ABSENT, IndexColumns, Store, StoreError, ValueColumns};
 use crate::component::Component;
@@ -63,6 +69,75 @@ impl<T> Appender<'_, T> {
 }
 
 impl<T> Appender<'_, T> {
+    /// Appends `value` alone; [`Appender::attach`] gives it its entity later.
+    #[inline]
+    pub(crate) fn push_value(&mut self, value: T) {
+        self.values.values.push(value);
+    }
+
+    /// Gives the values appended by `push_value` and not yet attached their entities: the
+    /// first of them to `entities[0]`, and so on. Values beyond `entities` are dropped (their
+    /// entities could not be spawned). No slot of `entities` may be held by the store;
+    /// `ascending` is the length of the prefix of `entities` whose slots strictly ascend (a
+    /// batch computes it once for all its stores).
+    ///
+    /// # Panics
+    ///
+    /// If memory runs out.
+    pub(crate) fn attach(&mut self, entities: &[Entity], ascending: usize) {
+        let index = &mut *self.index;
+        let start = index.entities.len();
+        let end = start + entities.len();
+        debug_assert!(self.values.values.len() >= end, "more entities than values");
+        debug_assert!(
+            entities[..ascending]
+                .windows(2)
+                .all(|w| w[0].slot() < w[1].slot()),
+            "the ascending prefix does not ascend"
+        );
+        debug_assert!(
+            entities
+                .iter()
+                .all(|e| index.sparse.get(e.slot()) == ABSENT),
+            "slot already held"
+        );
+        self.values.values.truncate(end);
+        let first = u32::try_from(start).expect("a store holds < 2^32 values");
+        assert!(
+            u32::try_from(end).is_ok_and(|end| end < ABSENT),
+            "a store holds < 2^32 values"
+        );
+        let (run, rest) = entities.split_at(ascending);
+        let set = index.sparse.try_set_ascending(run, first).and_then(|()| {
+            rest.iter()
+                .zip(first + ascending as u32..)
+                .try_for_each(|(e, at)| index.sparse.try_set(e.slot(), at))
+        });
+        if set.is_err() {
+            panic!("{}", StoreError::OutOfMemory);
+        }
+        // The flags, as `Drop` would work them out one value at a time (see there): the
+        // ascending prefix is in order if it extends the store's clean, lower last element.
+        let in_order = match (index.entities.last(), index.displaced.last()) {
+            _ if index.displaced.len() != start => 0, // earlier pushes await their flags
+            (None, _) => ascending,
+            (Some(last), Some(false))
+                if entities.first().is_some_and(|e| last.slot() < e.slot()) =>
+            {
+                ascending
+            }
+            _ => 0,
+        };
+        index.entities.extend_from_slice(entities);
+        if index.displaced.len() == start {
+            index.displaced.resize(start + in_order, false);
+            index.displaced.resize(end, true);
+            index.displaced_count += entities.len() - in_order;
+        }
+    }
+}
+
+impl<T> Appender<'_, T> {
     /// Reads the sparse entry of `slot` (what `push` will write) and returns it: a read that
     /// brings the entry into the cache (see `read_ahead.rs`).
     #[inline]
@@ -74,33 +149,37 @@ impl<T> Appender<'_, T> {
 impl<T> Drop for Appender<'_, T> {
     fn drop(&mut self) {
         let index = &mut *self.index;
-        let start = index.displaced.len();
+        // Values pushed but never attached (the batch was cut short): no entity holds them.
+        self.values.values.truncate(index.entities.len());
         let len = index.entities.len();
-        if start == len {
-            return;
-        }
-        // Each appended value is in order if the one before it is (not flagged) and has a lower
-        // slot: exactly what `insert` decides one value at a time (`append` in `mod.rs`; keep
-        // the two in step). The rule is written out again, with the previous slot carried in a
-        // local, because calling one shared per-value check here measured 3–10 % slower on
-        // `simple_insert/batch`.
-        let mut previous_clean = match start.checked_sub(1) {
-            None => None,
-            Some(p) if !index.displaced[p] => Some(index.entities[p].slot()),
-            Some(_) => None,
-        };
-        let first_append = start == 0;
-        for (k, e) in index.entities[start..].iter().enumerate() {
-            let in_order = match previous_clean {
-                Some(s) => s < e.slot(),
-                None => first_append && k == 0,
-            };
-            index.displaced.push(!in_order);
-            index.displaced_count += usize::from(!in_order);
-            previous_clean = in_order.then_some(e.slot());
+        if index.added.len() == len {
+            return; // nothing appended
         }
         index.added.resize(len, self.now);
         self.values.changed.resize(len, self.now);
         *self.last_changed = self.now;
+        let start = index.displaced.len(); // `attach` may have set the flags already
+        // An appended value is in order if the one before it is (not flagged) and has a lower
+        // slot: exactly what `insert` decides one value at a time (`append` in `mod.rs`; keep
+        // the two in step). So the flags of a batch are `false` for its ascending prefix (empty
+        // if the value before the batch is flagged; the first value of an empty store is in
+        // order) and `true` from the first value out of order on: two fills.
+        let appended = &index.entities[start..];
+        let mut floor = match start.checked_sub(1) {
+            None => None,
+            Some(p) if !index.displaced[p] => Some(index.entities[p].slot()),
+            Some(_) => Some(u32::MAX),
+        };
+        let in_order = appended
+            .iter()
+            .take_while(|e| {
+                let ok = floor.is_none_or(|s| s < e.slot());
+                floor = Some(e.slot());
+                ok
+            })
+            .count();
+        index.displaced.resize(start + in_order, false);
+        index.displaced.resize(len, true);
+        index.displaced_count += len - start - in_order;
     }
 }

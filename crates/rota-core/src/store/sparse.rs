@@ -99,36 +99,30 @@ impl SparsePages {
     /// page is found once for the entities it holds (a prefix, since slots ascend), and each
     /// entry is then one masked store.
     pub(crate) fn set_ascending(&mut self, entities: &[crate::entity::Entity], first: u32) {
-        let mut at = first;
-        let mut rest = entities;
-        while let (Some(head), Some(last)) = (rest.first(), rest.last()) {
-            let page_no = head.slot() >> PAGE_BITS;
-            // The slots of this page end below `next`; past the last page, every slot is in it.
-            let held = match (page_no + 1).checked_mul(PAGE_LEN as u32) {
-                Some(next) if last.slot() >= next => rest.partition_point(|e| e.slot() < next),
-                _ => rest.len(),
-            };
-            let (here, after) = rest.split_at(held);
+        for (page_no, here, at) in page_runs(entities, first) {
             match self.pages.get_mut(page_no as usize) {
-                Some(Some(page)) => {
-                    // As an array, the masked index needs no bounds check.
-                    if let Ok(page) = <&mut [u32; PAGE_LEN]>::try_from(&mut **page) {
-                        for (e, at) in here.iter().zip(at..) {
-                            page[(e.slot() & PAGE_MASK) as usize] = at;
-                        }
-                    } else {
-                        debug_assert!(false, "a sparse page holds {} entries", page.len());
-                    }
-                }
-                _ => debug_assert!(
-                    false,
-                    "set_ascending on slot {} without a page",
-                    head.slot()
-                ),
+                Some(Some(page)) => fill(page, here, at),
+                _ => debug_assert!(false, "set_ascending on page {page_no} without a page"),
             }
-            at += held as u32;
-            rest = after;
         }
+    }
+
+    /// [`SparsePages::set_ascending`] for slots that may be absent (their pages are allocated
+    /// as needed). Only fails while allocating a page; the entries of the pages before it are
+    /// set then.
+    pub(crate) fn try_set_ascending(
+        &mut self,
+        entities: &[crate::entity::Entity],
+        first: u32,
+    ) -> Result<(), SparseAllocError> {
+        for (page_no, here, at) in page_runs(entities, first) {
+            // Sets the run's first entry, allocating the page if it is missing.
+            self.try_set(here[0].slot(), at)?;
+            if let Some(Some(page)) = self.pages.get_mut(page_no as usize) {
+                fill(page, here, at);
+            }
+        }
+        Ok(())
     }
 
     /// Keeps the pages (they will likely be needed again) but marks every slot absent.
@@ -149,6 +143,43 @@ impl SparsePages {
     /// Number of allocated pages (for the documented memory cost: 16 KiB each).
     pub(crate) fn allocated_pages(&self) -> usize {
         self.pages.iter().filter(|p| p.is_some()).count()
+    }
+}
+
+/// Splits `entities` (ascending slots) into the runs that share a page: `(page number, run,
+/// dense index of the run's first entity)`, the first run's first entity at `first`.
+fn page_runs(
+    entities: &[crate::entity::Entity],
+    first: u32,
+) -> impl Iterator<Item = (u32, &[crate::entity::Entity], u32)> {
+    let mut rest = entities;
+    let mut at = first;
+    std::iter::from_fn(move || {
+        let (head, last) = (rest.first()?, rest.last()?);
+        let page_no = head.slot() >> PAGE_BITS;
+        // The slots of this page end below `next`; past the last page, every slot is in it.
+        let held = match (page_no + 1).checked_mul(PAGE_LEN as u32) {
+            Some(next) if last.slot() >= next => rest.partition_point(|e| e.slot() < next),
+            _ => rest.len(),
+        };
+        let (here, after) = rest.split_at(held);
+        let run = (page_no, here, at);
+        at += held as u32;
+        rest = after;
+        Some(run)
+    })
+}
+
+/// Points the entries of `here` (slots of this one page) at `at`, `at + 1`, ….
+#[inline]
+fn fill(page: &mut [u32], here: &[crate::entity::Entity], at: u32) {
+    // As an array, the masked index needs no bounds check.
+    if let Ok(page) = <&mut [u32; PAGE_LEN]>::try_from(&mut *page) {
+        for (e, at) in here.iter().zip(at..) {
+            page[(e.slot() & PAGE_MASK) as usize] = at;
+        }
+    } else {
+        debug_assert!(false, "a sparse page holds {} entries", page.len());
     }
 }
 

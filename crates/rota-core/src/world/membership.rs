@@ -78,6 +78,36 @@ impl Membership {
         self.bits[i] |= 1 << (store % 64);
     }
 
+    /// Records that each of `stores` holds each of `entities`' slots: the stores' bits made
+    /// into one row mask once, then one `or` per word of each entity's row.
+    pub(crate) fn set_many(&mut self, entities: &[crate::entity::Entity], stores: &[usize]) {
+        let Some(highest) = entities.iter().map(|e| e.slot()).max() else {
+            return;
+        };
+        if stores.is_empty() {
+            return;
+        }
+        self.reserve_slots(highest as usize + 1);
+        let words = self.words;
+        if words == 1 {
+            let mask = stores.iter().fold(0u64, |m, &i| m | 1 << (i % 64));
+            for e in entities {
+                self.bits[e.slot() as usize] |= mask;
+            }
+            return;
+        }
+        let mut mask = vec![0u64; words];
+        for &i in stores {
+            mask[i / 64] |= 1 << (i % 64);
+        }
+        for e in entities {
+            let at = e.slot() as usize * words;
+            for (word, m) in self.bits[at..at + words].iter_mut().zip(&mask) {
+                *word |= m;
+            }
+        }
+    }
+
     /// The first word of `slot`'s row (0 past the table): a read that brings the row into the
     /// cache (see `World::touch_for_despawn`).
     #[inline]

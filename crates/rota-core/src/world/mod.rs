@@ -343,9 +343,10 @@ impl World {
     /// Spawns one entity per bundle, in iteration order, returning their handles.
     ///
     /// Faster than a loop of [`World::spawn_with`]: each component's store is looked up once
-    /// and reserved for the iterator's size hint, then every entity's components are appended
-    /// to the typed stores. Fresh slots ascend, so stores that were settled stay settled. Stops
-    /// early, returning what was spawned, if slots run out.
+    /// and reserved for the iterator's size hint, every bundle's values are appended to the
+    /// typed stores, and then the entities are allocated (fresh slots as one range) and given
+    /// to each store in one pass. Fresh slots ascend, so stores that were settled stay settled.
+    /// Takes no more bundles than there are slots left, and returns what was spawned.
     ///
     /// ```
     /// # use rota::{Component, World};
@@ -360,7 +361,9 @@ impl World {
         B: Bundle,
         I: IntoIterator<Item = B>,
     {
-        let bundles = bundles.into_iter();
+        // Never take more bundles than there are slots left, so an endless iterator ends.
+        let room = self.entities.spawnable();
+        let bundles = bundles.into_iter().take(room);
         let indices = B::register(self);
         let hint = bundles.size_hint().0;
         B::reserve(&mut self.stores, &indices, hint);
@@ -371,32 +374,42 @@ impl World {
             membership,
             ..
         } = self;
-        membership.reserve_slots(entities.slot_count().saturating_add(hint));
         // `bundles` is the caller's iterator and may panic between two bundles: every entity
-        // spawned before that is whole (the appenders complete their stores as they drop), and
-        // still reaches the structural log below before the panic goes on.
-        let walked = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            if let Some(mut columns) = B::columns(stores, &indices) {
+        // spawned before that is whole, and still reaches the structural log below before the
+        // panic goes on.
+        let walked = if let Some(mut columns) = B::columns(stores, &indices) {
+            // Column by column: every bundle's values first, then their entities (fresh slots
+            // as one range), then each store's entity column and sparse entries in one pass.
+            let mut count = 0;
+            let walked = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
                 for bundle in bundles {
-                    let Ok(entity) = entities.spawn() else { break };
-                    bundle.push(&mut columns, entity);
-                    for &i in indices.as_ref() {
-                        membership.set(entity.slot(), i);
-                    }
-                    out.push(entity);
+                    bundle.push_values(&mut columns);
+                    count += 1;
                 }
-            } else {
+            }));
+            // An error leaves `out` short: `attach` drops the values beyond it. `room` bounds
+            // `count`, so only memory can run out here.
+            let _ = entities.spawn_many(count, &mut out);
+            let ascending = out.len().min(
+                1 + out
+                    .windows(2)
+                    .take_while(|w| w[0].slot() < w[1].slot())
+                    .count(),
+            );
+            B::attach(&mut columns, &out, ascending);
+            walked
+        } else {
+            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
                 // The bundle names a type twice: one lookup per component, the later value wins.
                 for bundle in bundles {
                     let Ok(entity) = entities.spawn() else { break };
                     bundle.insert(stores, &indices, entity);
-                    for &i in indices.as_ref() {
-                        membership.set(entity.slot(), i);
-                    }
                     out.push(entity);
                 }
-            }
-        }));
+            }))
+        };
+        membership.reserve_slots(entities.slot_count());
+        membership.set_many(&out, indices.as_ref());
         if let Some(log) = &mut self.log {
             for &entity in &out {
                 log.spawned(entity, unique(indices.as_ref()), &self.stores);
