@@ -29,6 +29,13 @@ pub enum StoreError {
     /// A dense column or sparse page could not grow; the store is unchanged.
     #[error("out of memory while growing a component store; the store is unchanged")]
     OutOfMemory,
+    /// The store's dense columns hold as many elements as a dense index can address (live and
+    /// dead, 2³¹ − 1); the store is unchanged.
+    #[error("a component store is full ({max} elements, live and dead); the store is unchanged")]
+    Full {
+        /// The most elements a store holds.
+        max: usize,
+    },
 }
 
 /// Why a resource could not be provided.

@@ -17,7 +17,7 @@
 //! see again has its columns parallel and its flags exact (the same flags `insert` would have
 //! set one value at a time). Values never attached are dropped there: no entity holds them.
 
-use super::{ABSENT, IndexColumns, Store, StoreError, ValueColumns};
+use super::{ABSENT, IndexColumns, MAX_DENSE, Store, StoreError, ValueColumns};
 use crate::component::Component;
 use crate::entity::Entity;
 use crate::tick::Tick;
@@ -54,13 +54,16 @@ impl<T> Appender<'_, T> {
     ///
     /// # Panics
     ///
-    /// If memory runs out.
+    /// If memory runs out, or the store is full (`StoreError::Full`).
     #[inline]
     pub(crate) fn push(&mut self, entity: Entity, value: T) {
         let index = &mut *self.index;
         debug_assert_eq!(index.sparse.get(entity.slot()), ABSENT, "slot already held");
-        let at = u32::try_from(index.entities.len()).expect("a store holds < 2^32 values");
-        if index.sparse.try_set(entity.slot(), at).is_err() {
+        let at = index.entities.len();
+        if at >= MAX_DENSE {
+            panic!("{}", StoreError::Full { max: MAX_DENSE });
+        }
+        if index.sparse.try_set(entity.slot(), at as u32).is_err() {
             panic!("{}", StoreError::OutOfMemory);
         }
         index.entities.push(entity);
@@ -83,7 +86,7 @@ impl<T> Appender<'_, T> {
     ///
     /// # Panics
     ///
-    /// If memory runs out.
+    /// If memory runs out, or the store is full (`StoreError::Full`).
     pub(crate) fn attach(&mut self, entities: &[Entity], ascending: usize) {
         let index = &mut *self.index;
         let start = index.entities.len();
@@ -102,11 +105,10 @@ impl<T> Appender<'_, T> {
             "slot already held"
         );
         self.values.values.truncate(end);
-        let first = u32::try_from(start).expect("a store holds < 2^32 values");
-        assert!(
-            u32::try_from(end).is_ok_and(|end| end < ABSENT),
-            "a store holds < 2^32 values"
-        );
+        if end > MAX_DENSE {
+            panic!("{}", StoreError::Full { max: MAX_DENSE });
+        }
+        let first = start as u32;
         let (run, rest) = entities.split_at(ascending);
         let set = index.sparse.try_set_ascending(run, first).and_then(|()| {
             rest.iter()

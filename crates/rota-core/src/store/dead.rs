@@ -1,8 +1,9 @@
 //! [`DeadSet`]: the dense positions of a store that hold *dead* elements — values of despawned
 //! entities, or values deleted from live ones (`World::delete`, removals applied from
-//! commands), left where they were, to be dropped by the store's next compaction. A live entity
-//! may get a new value after its old one died: the store then lists the entity twice, once
-//! dead (unreachable) and once held.
+//! commands), left where they were, to be dropped by the store's next compaction — or brought
+//! back in place by an insert for the same entity before that (`Store::try_insert` revives it:
+//! no append, no disorder). A live entity whose dead element was compacted away gets a new one
+//! appended; a store may then list an entity twice, once dead (unreachable) and once held.
 //!
 //! # Why
 //!
@@ -14,8 +15,12 @@
 //!
 //! # Invariants (kept by `Store`, checked by `Store::check_invariants`)
 //!
-//! * **Unreachable**: no sparse entry points at a dead position, so lookups, `contains` and
-//!   every walk through the sparse pages skip dead elements; no entity is held through one.
+//! * **Unreachable**: no sparse entry points at a dead position as a dense index, so lookups,
+//!   `contains` and every walk through the sparse pages skip dead elements; no entity is held
+//!   through one. The slot's entry may hold the position *dead-tagged* (`sparse::DEAD_TAG`),
+//!   which every lookup reads as absent: a hint for reviving, checked before use (the element
+//!   must still be dead and list exactly the entity), since compaction and settling leave
+//!   tags behind.
 //! * **Counted**: `count` is the number of set bits, and every set bit is below the columns'
 //!   length. Bits are allocated lazily: a position past `bits` is not dead, so appends never
 //!   touch this set.
@@ -28,9 +33,12 @@
 //!   a new entity, `Store::appender`) into a store whose dead elements outnumber its live ones
 //!   compacts it first, so the columns only grow past their length while they hold at most
 //!   twice the live elements; the next settle drops every dead element.
-//! * **Never all dead**: a store whose elements are all dead is emptied at once (by the despawn,
-//!   delete or swap-remove that left it so), so an empty store has empty columns — what a snapshot
-//!   of an excluded (`no_snapshot`) component relies on when it copies an empty store.
+//! * **Never all dead, where values cannot be copied**: a store with no copy function
+//!   (free-standing, or a `no_snapshot` component) whose elements are all dead is emptied at
+//!   once (by the despawn, delete or swap-remove that left it so), so such a store is empty
+//!   only with empty columns — what a snapshot relies on when it copies an excluded store
+//!   without its values. A store that can copy its values may be all dead until its elements
+//!   are revived, compacted or settled away.
 
 /// Dense positions holding dead elements: one bit each, and their count.
 #[derive(Clone, Default)]
@@ -77,6 +85,14 @@ impl DeadSet {
         );
         self.bits[word] |= 1 << (at % 64);
         self.count += 1;
+    }
+
+    /// Position `at` (dead until now) is live again: its element was revived in place.
+    #[inline]
+    pub(super) fn remove(&mut self, at: usize) {
+        debug_assert!(self.contains(at), "{at} is not dead");
+        self.bits[at / 64] &= !(1 << (at % 64));
+        self.count -= 1;
     }
 
     /// The dead element at `from` moved to `to` (a swap-remove filled the live place `to` with

@@ -14,8 +14,10 @@
 //!   same length, including after a failed allocation.
 //! * **Dead elements** (`dead.rs`): a despawn, or a `World::delete` (or a removal applied from
 //!   commands), leaves a value with no drop glue where it is and marks its position dead; no
-//!   sparse entry points at it, so only the raw dense columns still list it. A store with a dead
-//!   element is unsettled; settling, and an append once the dead outnumber the live, drop them.
+//!   sparse entry points at it (the slot's entry keeps it only *dead-tagged*, read as absent),
+//!   so only the raw dense columns still list it. A store with a dead element is unsettled;
+//!   settling, and an append once the dead outnumber the live, drop them; an insert for the
+//!   same entity before that revives the element in place.
 //! * **Displacement flags**: `displaced[i]` marks a dense element that may be out of order
 //!   (an appended low slot, or the element a swap-`remove` moved into a hole). **The elements
 //!   not flagged are strictly ascending by slot**, and `displaced_count` counts the flags; a
@@ -77,7 +79,7 @@ use crate::entity::Entity;
 use crate::error::StoreError;
 use crate::tick::{ComponentTicks, Tick};
 use dead::DeadSet;
-use sparse::{ABSENT, SparsePages};
+use sparse::{ABSENT, MAX_DENSE, SparsePages};
 
 /// A sparse set holding at most one `T` per entity slot, iterated in ascending slot order.
 ///
@@ -777,12 +779,16 @@ impl<T> Store<T> {
     /// Stores `value` for `entity`, returning the value it replaces, if any.
     ///
     /// Appending a slot higher than every stored one keeps the store settled; a lower slot
-    /// flags it unsettled (O(1); the next `&mut` iteration sorts).
+    /// flags it unsettled (O(1); the next `&mut` iteration sorts). An entity whose value was
+    /// left dead here (a despawn-free `World::delete`, not yet settled away) gets its element
+    /// back in place: nothing is appended, and the order is as it was.
     ///
     /// # Panics
     ///
-    /// Only if memory runs out, like `Vec::push`; [`Store::try_insert`] reports that instead.
+    /// Only if memory runs out, like `Vec::push`, or the store is full (2³¹ − 1 elements);
+    /// [`Store::try_insert`] reports those instead.
     #[track_caller]
+    #[inline]
     pub fn insert(&mut self, entity: Entity, value: T) -> Option<T> {
         match self.try_insert(entity, value) {
             Ok(old) => old,
@@ -796,7 +802,8 @@ impl<T> Store<T> {
     ///
     /// # Errors
     ///
-    /// [`StoreError::OutOfMemory`] if a column or sparse page could not grow.
+    /// [`StoreError::OutOfMemory`] if a column or sparse page could not grow;
+    /// [`StoreError::Full`] if the columns already hold 2³¹ − 1 elements.
     #[inline]
     pub fn try_insert(&mut self, entity: Entity, value: T) -> Result<Option<T>, (StoreError, T)> {
         let d = self.index.sparse.get(entity.slot());
@@ -811,8 +818,15 @@ impl<T> Store<T> {
             columns.changed[d] = now;
             return Ok(Some(std::mem::replace(&mut columns.values[d], value)));
         }
+        if let Some(d) = self.dead_element_of(entity) {
+            self.revive(d, entity.slot(), value);
+            return Ok(None);
+        }
         self.compact_if_mostly_dead();
         let (mut index, mut values) = self.columns_mut();
+        if index.entities.len() >= MAX_DENSE {
+            return Err((StoreError::Full { max: MAX_DENSE }, value));
+        }
         if !has_room_for_one(index, values) {
             if let Err(e) = reserve_one(index, values) {
                 return Err((e, value));
@@ -938,19 +952,52 @@ impl<T> Store<T> {
     #[inline]
     fn mark_dead(&mut self, slot: u32, d: usize) {
         let index = self.index_mut();
-        index.sparse.set_existing(slot, ABSENT);
+        // Tagged, not absent: an insert for the same entity revives the element in place.
+        index.sparse.set_dead(slot, d);
         index.dead.insert(d);
         self.empty_if_all_dead();
+    }
+
+    /// The dense position of `entity`'s dead element, if its slot's entry is dead-tagged and
+    /// the tagged position is still dead and still lists exactly `entity` (the tag may be
+    /// stale: compaction and settling move elements without touching tags).
+    #[inline]
+    fn dead_element_of(&self, entity: Entity) -> Option<usize> {
+        let d = self.index.sparse.get_dead(entity.slot())?;
+        (self.index.dead.contains(d) && self.index.entities.get(d) == Some(&entity)).then_some(d)
+    }
+
+    /// Brings the dead element at `d` (of the entity at `slot`) back to life with `value`,
+    /// added and changed now: what an append would do, without moving anything. The element
+    /// keeps its place and its displacement flag, so the order invariant holds as it did while
+    /// it was dead (dead elements are ordered with the rest).
+    #[inline]
+    fn revive(&mut self, d: usize, slot: u32, value: T) {
+        let now = self.now;
+        let (index, columns) = self.columns_mut();
+        index.sparse.set_existing(slot, d as u32);
+        index.dead.remove(d);
+        index.added[d] = now;
+        columns.changed[d] = now;
+        // The dead value has no drop glue (only those are left dead): overwritten, not dropped.
+        columns.values[d] = value;
+        self.last_changed = now;
     }
 
     /// Empties the columns if every element left is dead (the invariant that an empty store
     /// has empty columns, which snapshots of excluded components rely on). Nothing live is
     /// left, so no back-pointer points into the columns, and dead values need no drop: the
     /// columns are truncated (a shared value half is let go, not copied).
+    ///
+    /// Only a store with no copy function (free-standing, or a `no_snapshot` component in a
+    /// world) is emptied: a snapshot copies such a store only when it is empty, and then copies
+    /// no values. A store that can copy its values may be all dead: its elements wait to be
+    /// revived in place by inserts for the same entities, or dropped by the next settle or
+    /// compaction.
     #[inline]
     fn empty_if_all_dead(&mut self) {
         let count = self.index.dead.count();
-        if count == 0 || count < self.index.entities.len() {
+        if count == 0 || count < self.index.entities.len() || self.copy_values.is_some() {
             return;
         }
         let index = self.index_mut();
@@ -1249,7 +1296,10 @@ impl<T> Store<T> {
             ));
         }
         self.index.dead.check(self.index.entities.len())?;
-        if self.index.dead.count() > 0 && self.index.dead.count() == self.index.entities.len() {
+        if self.index.dead.count() > 0
+            && self.index.dead.count() == self.index.entities.len()
+            && self.copy_values.is_none()
+        {
             return Err(format!(
                 "all {} elements are dead but the columns were not emptied",
                 self.index.dead.count()

@@ -9,6 +9,16 @@ const PAGE_MASK: u32 = (PAGE_LEN as u32) - 1;
 /// (see `Entities::MAX_SLOTS`) and a store never holds `u32::MAX` values, so it cannot collide.
 pub(crate) const ABSENT: u32 = u32::MAX;
 
+/// An entry at or above this (other than [`ABSENT`]) is *dead-tagged*: the slot has no value
+/// here, but its element at `entry - DEAD_TAG` was left dead (`dead.rs`) and may be revived in
+/// place. Every lookup ([`SparsePages::get`], [`SparsePages::iter`]) reads a tagged entry as
+/// absent; only [`SparsePages::get_dead`] sees the position, as a hint its caller verifies.
+pub(crate) const DEAD_TAG: u32 = 1 << 31;
+
+/// The most elements a store's dense columns may hold: every dense position is below
+/// `DEAD_TAG - 1`, so a tagged position never reads as [`ABSENT`].
+pub(crate) const MAX_DENSE: usize = (DEAD_TAG - 1) as usize;
+
 /// A sparse array of dense indices, paged so that a store holding a few values at high slots
 /// costs one 16 KiB page per 4096-slot range touched, not memory proportional to the highest slot.
 ///
@@ -42,12 +52,42 @@ impl SparsePages {
         SparsePages { pages: Vec::new() }
     }
 
+    /// `slot`'s dense index, or [`ABSENT`] (a dead-tagged entry reads as absent).
     #[inline]
     pub(crate) fn get(&self, slot: u32) -> u32 {
+        match self.get_raw(slot) {
+            d if d >= DEAD_TAG => ABSENT,
+            d => d,
+        }
+    }
+
+    /// `slot`'s entry as stored: a dense index, a dead-tagged position, or [`ABSENT`].
+    #[inline]
+    fn get_raw(&self, slot: u32) -> u32 {
         match self.pages.get((slot >> PAGE_BITS) as usize) {
             Some(Some(page)) => page[(slot & PAGE_MASK) as usize],
             _ => ABSENT,
         }
+    }
+
+    /// The dense position of `slot`'s dead element, if its entry is dead-tagged. A hint: the
+    /// element may have been compacted or settled away since, so the caller checks that the
+    /// position is dead and holds its entity before using it.
+    #[inline]
+    pub(crate) fn get_dead(&self, slot: u32) -> Option<usize> {
+        match self.get_raw(slot) {
+            ABSENT => None,
+            d if d >= DEAD_TAG => Some((d - DEAD_TAG) as usize),
+            _ => None,
+        }
+    }
+
+    /// Tags `slot`'s entry (its page exists: the slot held a value) with the position `at` of
+    /// the element just left dead there.
+    #[inline]
+    pub(crate) fn set_dead(&mut self, slot: u32, at: usize) {
+        debug_assert!(at < MAX_DENSE, "dense position {at} out of range");
+        self.set_existing(slot, at as u32 | DEAD_TAG);
     }
 
     /// Sets `slot`'s entry, allocating its page if needed. Only fails before changing anything.
@@ -197,7 +237,7 @@ impl Iterator for SparseIter<'_> {
         loop {
             if let Some((base, entries)) = &mut self.page {
                 for (i, &d) in entries.by_ref() {
-                    if d != ABSENT {
+                    if d < DEAD_TAG {
                         return Some((*base | i as u32, d));
                     }
                 }

@@ -966,6 +966,35 @@ fn dead_elements_are_compacted_before_the_columns_grow() {
     s.check_invariants().unwrap();
 }
 
+/// `insert` for an entity whose value was left dead revives the element in place (nothing
+/// appended, the order kept); a tag that a settle left stale is checked and not followed.
+#[test]
+fn insert_revives_a_dead_element_in_place_and_ignores_stale_tags() {
+    let (_, e) = spawn_n(4);
+    let mut s = Store::new();
+    for (i, &x) in e.iter().enumerate() {
+        s.insert(x, i as u64);
+    }
+    s.forget(e[1]);
+    assert!(!s.contains(e[1]));
+    assert_eq!(s.insert(e[1], 10), None);
+    assert_eq!(s.dense_entities(), e, "revived in place");
+    assert!(s.is_settled());
+    assert_eq!(s.get(e[1]), Some(&10));
+    s.check_invariants().unwrap();
+    // The settle drops e[2]'s dead element and moves e[3] into its place: e[2]'s tag now
+    // names a live element of another entity.
+    s.forget(e[2]);
+    s.settle();
+    assert_eq!(s.dense_entities(), [e[0], e[1], e[3]]);
+    assert_eq!(s.insert(e[2], 20), None);
+    assert_eq!(s.get(e[3]), Some(&3), "the stale tag was not followed");
+    assert_eq!(s.get(e[2]), Some(&20));
+    s.check_invariants().unwrap();
+    let all: Vec<(Entity, u64)> = s.iter().map(|(x, v)| (x, *v)).collect();
+    assert_eq!(all, [(e[0], 0), (e[1], 10), (e[2], 20), (e[3], 3)]);
+}
+
 /// A value with drop glue is dropped by `forget` at once (swap-removed, never left dead).
 #[test]
 fn forget_drops_values_with_drop_glue_at_once() {

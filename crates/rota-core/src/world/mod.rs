@@ -663,8 +663,9 @@ impl World {
     /// value is left where it is, marked dead, and goes at the store's next settle — one sparse
     /// entry and one bit written, where a removal moves the store's last element into the hole
     /// in every dense column (measured: `cargo bench --bench workloads -- add_remove`,
-    /// docs/benchmarks.md). Other types are removed as by [`World::remove`], their value dropped
-    /// once the world's books agree.
+    /// docs/benchmarks.md). Inserting a `T` for the entity again before that settle puts the
+    /// new value in the same place: no append, and a settled store stays settled. Other types
+    /// are removed as by [`World::remove`], their value dropped once the world's books agree.
     ///
     /// ```
     /// # use rota::{Component, World};

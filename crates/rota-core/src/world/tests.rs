@@ -124,6 +124,15 @@ mod delete {
     impl Component for Hp {
         const NAME: &'static str = "Hp";
         const UNIQUE_KEY: Option<&'static str> = Some("world::tests::delete::Hp");
+        const SNAPSHOT: crate::SnapshotPolicy<Self> = crate::SnapshotPolicy::CLONE;
+    }
+
+    /// Excluded from snapshots (a hand-written impl's default): its store is never all dead.
+    #[derive(Clone, Copy, Debug, PartialEq)]
+    struct Cold(u32);
+    impl Component for Cold {
+        const NAME: &'static str = "Cold";
+        const UNIQUE_KEY: Option<&'static str> = Some("world::tests::delete::Cold");
     }
 
     /// A value with drop glue: removed, not left dead.
@@ -135,21 +144,26 @@ mod delete {
     }
 
     #[test]
-    fn a_deleted_then_reinserted_entity_is_listed_twice_until_the_settle() {
+    fn a_deleted_then_reinserted_entity_is_revived_in_place() {
         let mut world = World::new();
         let es = world.spawn_batch((0..3).map(|i| (Hp(i),)));
+        let before = world.store::<Hp>().unwrap().ticks(es[1]).unwrap();
+        let since = world.change_checkpoint();
         assert_eq!(world.delete::<Hp>(es[1]), Ok(true));
+        assert_eq!(world.get::<Hp>(es[1]), None);
+        assert_eq!(world.store::<Hp>().unwrap().dense_entities(), es);
         world.insert(es[1], Hp(99)).unwrap();
         let store = world.store::<Hp>().unwrap();
-        assert_eq!(store.dense_entities(), [es[0], es[1], es[2], es[1]]);
-        assert_eq!(store.len(), 3);
-        // The lookup reaches the new value, not the dead copy at position 1.
-        assert_eq!(store.dense_index(es[1]), Some(3));
+        // Back at its place: nothing appended, nothing out of order.
+        assert_eq!(store.dense_entities(), es);
+        assert!(store.is_settled());
+        assert_eq!(store.dense_index(es[1]), Some(1));
+        let after = store.ticks(es[1]).unwrap();
+        assert!(after.added.is_newer_than(since, world.change_tick()));
+        assert!(!before.added.is_newer_than(since, world.change_tick()));
+        assert_eq!(after.added, after.changed);
         assert_eq!(world.get::<Hp>(es[1]), Some(&Hp(99)));
         assert!(world.check_invariants().is_ok());
-        world.settle();
-        let store = world.store::<Hp>().unwrap();
-        assert_eq!(store.dense_entities(), es);
         let values: Vec<Hp> = world.query::<&Hp>().copied().collect();
         assert_eq!(values, [Hp(0), Hp(99), Hp(2)]);
         // Despawned with its value live again: nothing is left of it.
@@ -159,6 +173,68 @@ mod delete {
             world.store::<Hp>().unwrap().dense_entities(),
             [es[0], es[2]]
         );
+        assert!(world.check_invariants().is_ok());
+    }
+
+    #[test]
+    fn a_new_entity_in_a_dead_elements_slot_is_appended_not_revived() {
+        let mut world = World::new();
+        let es = world.spawn_batch((0..3).map(|i| (Hp(i),)));
+        world.despawn(es[1]).unwrap(); // left dead, its slot's entry tagged
+        let reborn = world.spawn_with(());
+        assert_eq!(reborn.slot(), es[1].slot());
+        world.insert(reborn, Hp(7)).unwrap();
+        let store = world.store::<Hp>().unwrap();
+        // The dead element belongs to the despawned generation: the new one is appended.
+        assert_eq!(store.dense_entities(), [es[0], es[1], es[2], reborn]);
+        assert_eq!(world.get::<Hp>(reborn), Some(&Hp(7)));
+        assert_eq!(world.get::<Hp>(es[1]), None);
+        assert!(world.check_invariants().is_ok());
+        let values: Vec<Hp> = world.query::<&Hp>().copied().collect();
+        assert_eq!(values, [Hp(0), Hp(7), Hp(2)]);
+    }
+
+    #[test]
+    fn a_store_left_all_dead_revives_every_element() {
+        let mut world = World::new();
+        let es = world.spawn_batch((0..4).map(|i| (Hp(i),)));
+        for &e in &es {
+            assert_eq!(world.delete::<Hp>(e), Ok(true));
+        }
+        let store = world.store::<Hp>().unwrap();
+        assert_eq!((store.len(), store.dense_entities().len()), (0, 4));
+        assert!(world.check_invariants().is_ok());
+        assert_eq!(world.query::<&Hp>().count(), 0);
+        // Reinserted in another order: every element comes back in place.
+        for &e in es.iter().rev() {
+            world.insert(e, Hp(e.slot() + 10)).unwrap();
+        }
+        let store = world.store::<Hp>().unwrap();
+        assert_eq!(store.dense_entities(), es);
+        assert!(store.is_settled());
+        let values: Vec<Hp> = world.query::<&Hp>().copied().collect();
+        assert_eq!(values, [Hp(10), Hp(11), Hp(12), Hp(13)]);
+        assert!(world.check_invariants().is_ok());
+    }
+
+    #[test]
+    fn a_store_excluded_from_snapshots_is_emptied_when_all_dead() {
+        let mut world = World::new();
+        let es = world.spawn_batch((0..3).map(|i| (Cold(i),)));
+        for &e in &es {
+            assert_eq!(world.delete::<Cold>(e), Ok(true));
+        }
+        // Emptied at once, so a snapshot may copy it without copying values.
+        assert!(world.store::<Cold>().unwrap().dense_entities().is_empty());
+        assert!(world.snapshot().is_ok());
+        world.insert(es[2], Cold(5)).unwrap();
+        world.insert(es[0], Cold(4)).unwrap();
+        assert_eq!(
+            world.store::<Cold>().unwrap().dense_entities(),
+            [es[2], es[0]]
+        );
+        let values: Vec<Cold> = world.query::<&Cold>().copied().collect();
+        assert_eq!(values, [Cold(4), Cold(5)]);
         assert!(world.check_invariants().is_ok());
     }
 
