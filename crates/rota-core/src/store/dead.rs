@@ -2,8 +2,8 @@
 //! entities, or values deleted from live ones (`World::delete`, removals applied from
 //! commands), left where they were, to be dropped by the store's next compaction — or brought
 //! back in place by an insert for the same entity before that (`Store::try_insert` revives it:
-//! no append, no disorder). A live entity whose dead element was compacted away gets a new one
-//! appended; a store may then list an entity twice, once dead (unreachable) and once held.
+//! no append, no disorder; if the element was compacted or settled away meanwhile, the insert
+//! appends as usual).
 //!
 //! # Why
 //!

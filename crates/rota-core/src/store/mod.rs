@@ -79,7 +79,7 @@ use crate::entity::Entity;
 use crate::error::StoreError;
 use crate::tick::{ComponentTicks, Tick};
 use dead::DeadSet;
-use sparse::{ABSENT, MAX_DENSE, SparsePages};
+use sparse::{ABSENT, Entry, MAX_DENSE, SparsePages};
 
 /// A sparse set holding at most one `T` per entity slot, iterated in ascending slot order.
 ///
@@ -806,21 +806,22 @@ impl<T> Store<T> {
     /// [`StoreError::Full`] if the columns already hold 2³¹ − 1 elements.
     #[inline]
     pub fn try_insert(&mut self, entity: Entity, value: T) -> Result<Option<T>, (StoreError, T)> {
-        let d = self.index.sparse.get(entity.slot());
         let now = self.now;
-        if d != ABSENT {
-            let d = d as usize;
-            if self.index.entities[d] != entity {
-                self.index_mut().entities[d] = entity;
+        match self.index.sparse.entry(entity.slot()) {
+            Entry::Held(d) => {
+                if self.index.entities[d] != entity {
+                    self.index_mut().entities[d] = entity;
+                }
+                self.last_changed = now;
+                let columns = self.values_mut();
+                columns.changed[d] = now;
+                return Ok(Some(std::mem::replace(&mut columns.values[d], value)));
             }
-            self.last_changed = now;
-            let columns = self.values_mut();
-            columns.changed[d] = now;
-            return Ok(Some(std::mem::replace(&mut columns.values[d], value)));
-        }
-        if let Some(d) = self.dead_element_of(entity) {
-            self.revive(d, entity.slot(), value);
-            return Ok(None);
+            Entry::Dead(d) if self.is_dead_element_of(d, entity) => {
+                self.revive(d, entity.slot(), value);
+                return Ok(None);
+            }
+            Entry::Dead(_) | Entry::Absent => {}
         }
         self.compact_if_mostly_dead();
         let (mut index, mut values) = self.columns_mut();
@@ -958,13 +959,12 @@ impl<T> Store<T> {
         self.empty_if_all_dead();
     }
 
-    /// The dense position of `entity`'s dead element, if its slot's entry is dead-tagged and
-    /// the tagged position is still dead and still lists exactly `entity` (the tag may be
-    /// stale: compaction and settling move elements without touching tags).
+    /// Whether `d`, the position in `entity`'s dead-tagged sparse entry, is still dead and
+    /// still lists exactly `entity` (the tag may be stale: compaction and settling move
+    /// elements without touching tags).
     #[inline]
-    fn dead_element_of(&self, entity: Entity) -> Option<usize> {
-        let d = self.index.sparse.get_dead(entity.slot())?;
-        (self.index.dead.contains(d) && self.index.entities.get(d) == Some(&entity)).then_some(d)
+    fn is_dead_element_of(&self, d: usize, entity: Entity) -> bool {
+        self.index.dead.contains(d) && self.index.entities.get(d) == Some(&entity)
     }
 
     /// Brings the dead element at `d` (of the entity at `slot`) back to life with `value`,
@@ -1069,6 +1069,11 @@ impl<T> Store<T> {
             // clean elements around it stay ascending).
             if index.dead.contains(last) {
                 index.dead.moved(last, d);
+                // Its slot's tag follows it, so an insert for its entity can still revive it.
+                let moved = index.entities[d];
+                if index.sparse.entry(moved.slot()) == Entry::Dead(last) {
+                    index.sparse.set_dead(moved.slot(), d);
+                }
             } else {
                 let moved = index.entities[d];
                 index.sparse.set_existing(moved.slot(), d as u32);
@@ -1252,9 +1257,9 @@ impl<T> Store<T> {
     /// despawns and [`World::delete`](crate::World::delete)s of components with no drop glue
     /// (removing them in place would cost a random write per column): they are not held
     /// ([`Store::len`] does not count them; no lookup reaches them) and go at the store's next
-    /// settle. A settled store has none. A deleted entity given the component again is listed
-    /// twice until then, once dead with its old value: [`Store::dense_index`] names the
-    /// position that holds it ([`Store::contains`] alone does not tell the two apart).
+    /// settle. A settled store has none. A deleted entity given the component again before
+    /// then gets its element back in place ([`Store::insert`]); [`Store::dense_index`] names
+    /// the position that holds an entity's live value.
     #[inline]
     pub fn dense_entities(&self) -> &[Entity] {
         &self.index.entities

@@ -43,6 +43,17 @@ impl Clone for SparsePages {
     }
 }
 
+/// A slot's sparse entry (see [`SparsePages::entry`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Entry {
+    /// The store holds a value for the slot, at this dense index.
+    Held(usize),
+    /// The slot's last element was left dead, at this dense index (a hint: check it).
+    Dead(usize),
+    /// Nothing.
+    Absent,
+}
+
 /// Allocation failed while growing the sparse array; nothing was changed.
 #[derive(Debug)]
 pub(crate) struct SparseAllocError;
@@ -70,15 +81,15 @@ impl SparsePages {
         }
     }
 
-    /// The dense position of `slot`'s dead element, if its entry is dead-tagged. A hint: the
-    /// element may have been compacted or settled away since, so the caller checks that the
-    /// position is dead and holds its entity before using it.
+    /// `slot`'s entry, read once: held at a dense index, dead-tagged, or absent. A dead-tagged
+    /// position is a hint: the element may have been compacted or settled away since, so the
+    /// caller checks that the position is dead and holds its entity before using it.
     #[inline]
-    pub(crate) fn get_dead(&self, slot: u32) -> Option<usize> {
+    pub(crate) fn entry(&self, slot: u32) -> Entry {
         match self.get_raw(slot) {
-            ABSENT => None,
-            d if d >= DEAD_TAG => Some((d - DEAD_TAG) as usize),
-            _ => None,
+            ABSENT => Entry::Absent,
+            d if d >= DEAD_TAG => Entry::Dead((d - DEAD_TAG) as usize),
+            d => Entry::Held(d as usize),
         }
     }
 

@@ -995,6 +995,29 @@ fn insert_revives_a_dead_element_in_place_and_ignores_stale_tags() {
     assert_eq!(all, [(e[0], 0), (e[1], 10), (e[2], 20), (e[3], 3)]);
 }
 
+/// A dead element that a swap-remove moves keeps its tag: its entity still gets it back.
+#[test]
+fn a_dead_element_moved_by_a_swap_remove_can_still_be_revived() {
+    let (_, e) = spawn_n(4);
+    let mut s = Store::new();
+    for (i, &x) in e.iter().enumerate() {
+        s.insert(x, i as u64);
+    }
+    s.forget(e[3]); // the last element, left dead
+    assert_eq!(s.remove(e[1]), Some(1)); // the dead last element fills position 1
+    assert_eq!(s.dense_entities(), [e[0], e[3], e[2]]);
+    assert_eq!(s.insert(e[3], 30), None);
+    assert_eq!(
+        s.dense_entities(),
+        [e[0], e[3], e[2]],
+        "revived at its new place"
+    );
+    assert_eq!(s.dense_index(e[3]), Some(1));
+    s.check_invariants().unwrap();
+    let all: Vec<(Entity, u64)> = s.iter().map(|(x, v)| (x, *v)).collect();
+    assert_eq!(all, [(e[0], 0), (e[2], 2), (e[3], 30)]);
+}
+
 /// A value with drop glue is dropped by `forget` at once (swap-removed, never left dead).
 #[test]
 fn forget_drops_values_with_drop_glue_at_once() {
