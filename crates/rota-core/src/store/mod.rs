@@ -397,15 +397,18 @@ impl<T> Default for Store<T> {
     }
 }
 
+/// A copy keeps its own copy function (a fresh clone has none): a world's store may be all
+/// dead, a store without a copy function may not (`dead.rs`), so such a copy is emptied.
 impl<T: Clone> Clone for Store<T> {
     fn clone(&self) -> Self {
         let mut copy = Store::new();
-        copy.clone_from_with(self, Vec::clone_from);
+        copy.clone_from(self);
         copy
     }
 
     fn clone_from(&mut self, source: &Self) {
         self.clone_from_with(source, Vec::clone_from);
+        self.empty_if_all_dead();
     }
 }
 
@@ -780,8 +783,9 @@ impl<T> Store<T> {
     ///
     /// Appending a slot higher than every stored one keeps the store settled; a lower slot
     /// flags it unsettled (O(1); the next `&mut` iteration sorts). An entity whose value was
-    /// left dead here (a despawn-free `World::delete`, not yet settled away) gets its element
-    /// back in place: nothing is appended, and the order is as it was.
+    /// left dead here (by `World::delete`) gets its element back in place — nothing appended,
+    /// the order as it was — unless a settle, or an append that compacted the dead elements
+    /// first, has dropped it since.
     ///
     /// # Panics
     ///

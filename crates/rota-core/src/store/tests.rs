@@ -1018,6 +1018,35 @@ fn a_dead_element_moved_by_a_swap_remove_can_still_be_revived() {
     assert_eq!(all, [(e[0], 0), (e[2], 2), (e[3], 30)]);
 }
 
+/// A store that can copy its values may be all dead; a copy of it, which has no copy function
+/// of its own, is emptied instead, so that it passes its invariants.
+#[test]
+fn a_copy_of_an_all_dead_store_is_empty() {
+    let (_, e) = spawn_n(3);
+    let mut s = Store::new();
+    s.set_copy_values(Some(Vec::clone_from));
+    for &x in &e {
+        s.insert(x, 1u32);
+    }
+    for &x in &e {
+        s.forget(x);
+    }
+    assert_eq!(
+        (s.len(), s.dense_entities().len()),
+        (0, 3),
+        "all dead, not emptied"
+    );
+    s.check_invariants().unwrap();
+    let copy = s.clone();
+    assert!(copy.is_empty() && copy.dense_entities().is_empty());
+    copy.check_invariants().unwrap();
+    let mut into = Store::new();
+    into.insert(e[0], 9);
+    into.clone_from(&s);
+    assert!(into.dense_entities().is_empty());
+    into.check_invariants().unwrap();
+}
+
 /// A value with drop glue is dropped by `forget` at once (swap-removed, never left dead).
 #[test]
 fn forget_drops_values_with_drop_glue_at_once() {

@@ -55,7 +55,8 @@ impl UnsettledStore<'_> {
         self.store.len()
     }
 
-    /// Whether the store is empty (it is unsettled only if it had values moved, so rarely).
+    /// Whether the store holds no value (it may still be unsettled: every value deleted and
+    /// left dead, waiting for the settle that drops them).
     pub fn is_empty(&self) -> bool {
         self.store.len() == 0
     }
@@ -663,8 +664,9 @@ impl World {
     /// value is left where it is, marked dead, and goes at the store's next settle — one sparse
     /// entry and one bit written, where a removal moves the store's last element into the hole
     /// in every dense column (measured: `cargo bench --bench workloads -- add_remove`,
-    /// docs/benchmarks.md). Inserting a `T` for the entity again before that settle puts the
-    /// new value in the same place: no append, and a settled store stays settled. Other types
+    /// docs/benchmarks.md). Inserting a `T` for the entity again before then puts the new
+    /// value in the same place (no append; a settled store stays settled) — unless an insert
+    /// of a `T` for another entity appended meanwhile and compacted the dead values first. Other types
     /// are removed as by [`World::remove`], their value dropped once the world's books agree.
     ///
     /// ```
