@@ -229,6 +229,20 @@ fn spawn_batch_takes_no_more_bundles_than_slots_left() {
     world.check_invariants().unwrap();
 }
 
+/// An empty batch changes nothing: the stores it names are not even compacted.
+#[test]
+fn an_empty_spawn_batch_changes_nothing() {
+    let mut world = World::new();
+    let es: Vec<Entity> = (0..3).map(|i| world.spawn_with((A(i),))).collect();
+    world.delete::<A>(es[0]).unwrap();
+    world.delete::<A>(es[1]).unwrap(); // the dead outnumber the live: an append compacts
+    let dense = world.store::<A>().unwrap().dense_entities().to_vec();
+    assert!(world.spawn_batch(std::iter::empty::<(A,)>()).is_empty());
+    assert_eq!(world.store::<A>().unwrap().dense_entities(), dense);
+    assert_eq!(world.len(), 3);
+    world.check_invariants().unwrap();
+}
+
 // ---------------------------------------------------------------------------------------------
 // Despawn, insert, remove, has, get_mut
 // ---------------------------------------------------------------------------------------------

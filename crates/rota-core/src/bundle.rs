@@ -2,6 +2,7 @@
 
 use crate::component::Component;
 use crate::entity::Entity;
+use crate::error::StoreError;
 use crate::store::Appender;
 use crate::world::{StoreEntry, World, downcast_mut};
 
@@ -45,9 +46,15 @@ pub trait Bundle: Send + 'static {
 
     /// Gives the values appended by `push_values` their entities, in order, one column at a
     /// time; values beyond `entities` are dropped. No store may hold a slot of `entities`;
-    /// the slots of `entities[..ascending]` strictly ascend.
+    /// the slots of `entities[..ascending]` strictly ascend. On an error, the columns before
+    /// the one that failed (their number is returned with it) hold the entities, the others
+    /// none.
     #[doc(hidden)]
-    fn attach(columns: &mut Self::Columns<'_>, entities: &[Entity], ascending: usize);
+    fn attach(
+        columns: &mut Self::Columns<'_>,
+        entities: &[Entity],
+        ascending: usize,
+    ) -> Result<(), (usize, StoreError)>;
 
     /// Reads the entries `push` will write for an entity at `slot` and returns a value made of
     /// them: a read ahead that brings them into the cache (see `read_ahead.rs`).
@@ -71,7 +78,9 @@ impl Bundle for () {
     }
     fn push(self, _: &mut (), _: Entity) {}
     fn push_values(self, _: &mut ()) {}
-    fn attach(_: &mut (), _: &[Entity], _: usize) {}
+    fn attach(_: &mut (), _: &[Entity], _: usize) -> Result<(), (usize, StoreError)> {
+        Ok(())
+    }
     fn touch(_: &(), _: u32) -> u64 {
         0
     }
@@ -110,8 +119,13 @@ macro_rules! impl_bundle {
             fn push_values(self, columns: &mut Self::Columns<'_>) {
                 $(columns.$i.push_value(self.$i);)+
             }
-            fn attach(columns: &mut Self::Columns<'_>, entities: &[Entity], ascending: usize) {
-                $(columns.$i.attach(entities, ascending);)+
+            fn attach(
+                columns: &mut Self::Columns<'_>,
+                entities: &[Entity],
+                ascending: usize,
+            ) -> Result<(), (usize, StoreError)> {
+                $(columns.$i.attach(entities, ascending).map_err(|e| ($i, e))?;)+
+                Ok(())
             }
             #[inline]
             fn touch(columns: &Self::Columns<'_>, slot: u32) -> u64 {

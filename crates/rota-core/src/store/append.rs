@@ -84,10 +84,18 @@ impl<T> Appender<'_, T> {
     /// `ascending` is the length of the prefix of `entities` whose slots strictly ascend (a
     /// batch computes it once for all its stores).
     ///
-    /// # Panics
+    /// All or nothing: every allocation is made before anything is written.
     ///
-    /// If memory runs out, or the store is full (`StoreError::Full`).
-    pub(crate) fn attach(&mut self, entities: &[Entity], ascending: usize) {
+    /// # Errors
+    ///
+    /// [`StoreError::OutOfMemory`] if a column or sparse page could not grow, or
+    /// [`StoreError::Full`]; the store then holds none of `entities` (the values pushed for
+    /// them are dropped when the batch ends).
+    pub(crate) fn attach(
+        &mut self,
+        entities: &[Entity],
+        ascending: usize,
+    ) -> Result<(), StoreError> {
         let index = &mut *self.index;
         let start = index.entities.len();
         let end = start + entities.len();
@@ -104,19 +112,30 @@ impl<T> Appender<'_, T> {
                 .all(|e| index.sparse.get(e.slot()) == ABSENT),
             "slot already held"
         );
-        self.values.values.truncate(end);
         if end > MAX_DENSE {
-            panic!("{}", StoreError::Full { max: MAX_DENSE });
+            return Err(StoreError::Full { max: MAX_DENSE });
         }
+        let n = entities.len();
+        let reserved = index.sparse.try_reserve_pages(entities).is_ok()
+            && index.entities.try_reserve(n).is_ok()
+            && index.displaced.try_reserve(n).is_ok()
+            && index
+                .added
+                .try_reserve(end.saturating_sub(index.added.len()))
+                .is_ok()
+            && (self.values.changed)
+                .try_reserve(end.saturating_sub(self.values.changed.len()))
+                .is_ok();
+        if !reserved {
+            return Err(StoreError::OutOfMemory);
+        }
+        // Nothing below can fail.
+        self.values.values.truncate(end);
         let first = start as u32;
         let (run, rest) = entities.split_at(ascending);
-        let set = index.sparse.try_set_ascending(run, first).and_then(|()| {
-            rest.iter()
-                .zip(first + ascending as u32..)
-                .try_for_each(|(e, at)| index.sparse.try_set(e.slot(), at))
-        });
-        if set.is_err() {
-            panic!("{}", StoreError::OutOfMemory);
+        index.sparse.set_ascending(run, first);
+        for (e, at) in rest.iter().zip(first + ascending as u32..) {
+            index.sparse.set_existing(e.slot(), at);
         }
         // The flags, as `Drop` would work them out one value at a time (see there): the
         // ascending prefix is in order if it extends the store's clean, lower last element.
@@ -136,6 +155,7 @@ impl<T> Appender<'_, T> {
             index.displaced.resize(end, true);
             index.displaced_count += entities.len() - in_order;
         }
+        Ok(())
     }
 }
 

@@ -114,7 +114,15 @@ impl SparsePages {
     /// `try_set` for a slot whose page does not exist yet (once per 4096 slots).
     #[cold]
     fn try_set_new_page(&mut self, slot: u32, index: u32) -> Result<(), SparseAllocError> {
-        let page = (slot >> PAGE_BITS) as usize;
+        let page = self.try_page(slot >> PAGE_BITS)?;
+        page[(slot & PAGE_MASK) as usize] = index;
+        Ok(())
+    }
+
+    /// Page `page_no`, allocated (every entry absent) if it does not exist yet. Only fails
+    /// before changing anything.
+    fn try_page(&mut self, page_no: u32) -> Result<&mut [u32], SparseAllocError> {
+        let page = page_no as usize;
         if page >= self.pages.len() {
             self.pages
                 .try_reserve(page + 1 - self.pages.len())
@@ -130,8 +138,28 @@ impl SparsePages {
             fresh.resize(PAGE_LEN, ABSENT);
             *entry = Some(fresh.into_boxed_slice());
         }
-        if let Some(p) = entry {
-            p[(slot & PAGE_MASK) as usize] = index;
+        match entry {
+            Some(p) => Ok(p),
+            None => Err(SparseAllocError),
+        }
+    }
+
+    /// Makes sure the page of every slot of `entities` exists, so that their entries can then
+    /// be set without failing ([`SparsePages::set_existing`], [`SparsePages::set_ascending`]).
+    /// On failure no entry has changed (pages made before it stay, every entry absent).
+    pub(crate) fn try_reserve_pages(
+        &mut self,
+        entities: &[crate::entity::Entity],
+    ) -> Result<(), SparseAllocError> {
+        let mut last = None;
+        for e in entities {
+            let page_no = e.slot() >> PAGE_BITS;
+            if last != Some(page_no) {
+                last = Some(page_no);
+                if !matches!(self.pages.get(page_no as usize), Some(Some(_))) {
+                    self.try_page(page_no)?;
+                }
+            }
         }
         Ok(())
     }
@@ -156,24 +184,6 @@ impl SparsePages {
                 _ => debug_assert!(false, "set_ascending on page {page_no} without a page"),
             }
         }
-    }
-
-    /// [`SparsePages::set_ascending`] for slots that may be absent (their pages are allocated
-    /// as needed). Only fails while allocating a page; the entries of the pages before it are
-    /// set then.
-    pub(crate) fn try_set_ascending(
-        &mut self,
-        entities: &[crate::entity::Entity],
-        first: u32,
-    ) -> Result<(), SparseAllocError> {
-        for (page_no, here, at) in page_runs(entities, first) {
-            // Sets the run's first entry, allocating the page if it is missing.
-            self.try_set(here[0].slot(), at)?;
-            if let Some(Some(page)) = self.pages.get_mut(page_no as usize) {
-                fill(page, here, at);
-            }
-        }
-        Ok(())
     }
 
     /// Keeps the pages (they will likely be needed again) but marks every slot absent.

@@ -347,7 +347,15 @@ impl World {
     /// and reserved for the iterator's size hint, every bundle's values are appended to the
     /// typed stores, and then the entities are allocated (fresh slots as one range) and given
     /// to each store in one pass. Fresh slots ascend, so stores that were settled stay settled.
-    /// Takes no more bundles than there are slots left, and returns what was spawned.
+    /// Takes no more bundles than there are slots left, and returns what was spawned. An
+    /// empty batch changes nothing.
+    ///
+    /// # Panics
+    ///
+    /// If memory runs out while a store grows. The world stays consistent: the entities
+    /// spawned so far keep the components of the stores that could take them, and the
+    /// structural log records exactly those. A panic of the caller's iterator goes on after the
+    /// entities spawned before it are recorded, each whole.
     ///
     /// ```
     /// # use rota::{Component, World};
@@ -364,11 +372,17 @@ impl World {
     {
         // Never take more bundles than there are slots left, so an endless iterator ends.
         let room = self.entities.spawnable();
-        let bundles = bundles.into_iter().take(room);
+        let mut bundles = bundles.into_iter().take(room);
         let indices = B::register(self);
-        let hint = bundles.size_hint().0;
+        // An empty batch changes nothing (opening the stores could compact them).
+        let Some(first) = bundles.next() else {
+            return Vec::new();
+        };
+        let hint = bundles.size_hint().0.saturating_add(1);
         B::reserve(&mut self.stores, &indices, hint);
-        let mut out = Vec::with_capacity(hint);
+        // A size hint may lie: the room is asked for, not required.
+        let mut out = Vec::new();
+        let _ = out.try_reserve(hint);
         let World {
             entities,
             stores,
@@ -378,12 +392,14 @@ impl World {
         // `bundles` is the caller's iterator and may panic between two bundles: every entity
         // spawned before that is whole, and still reaches the structural log below before the
         // panic goes on.
+        let mut attached = indices.as_ref().len();
+        let mut failed = None;
         let walked = if let Some(mut columns) = B::columns(stores, &indices) {
             // Column by column: every bundle's values first, then their entities (fresh slots
             // as one range), then each store's entity column and sparse entries in one pass.
             let mut count = 0;
             let walked = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                for bundle in bundles {
+                for bundle in std::iter::once(first).chain(bundles) {
                     bundle.push_values(&mut columns);
                     count += 1;
                 }
@@ -397,27 +413,36 @@ impl World {
                     .take_while(|w| w[0].slot() < w[1].slot())
                     .count(),
             );
-            B::attach(&mut columns, &out, ascending);
+            // Out of memory in a store: the stores before it hold the entities, the others
+            // none; the books below record exactly that before the error is raised.
+            if let Err((k, e)) = B::attach(&mut columns, &out, ascending) {
+                attached = k;
+                failed = Some(e);
+            }
             walked
         } else {
             std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
                 // The bundle names a type twice: one lookup per component, the later value wins.
-                for bundle in bundles {
+                for bundle in std::iter::once(first).chain(bundles) {
                     let Ok(entity) = entities.spawn() else { break };
                     bundle.insert(stores, &indices, entity);
                     out.push(entity);
                 }
             }))
         };
+        let held = &indices.as_ref()[..attached];
         membership.reserve_slots(entities.slot_count());
-        membership.set_many(&out, indices.as_ref());
+        membership.set_many(&out, held);
         if let Some(log) = &mut self.log {
             for &entity in &out {
-                log.spawned(entity, unique(indices.as_ref()), &self.stores);
+                log.spawned(entity, unique(held), &self.stores);
             }
         }
         if let Err(payload) = walked {
             std::panic::resume_unwind(payload);
+        }
+        if let Some(e) = failed {
+            panic!("World::spawn_batch: {e}");
         }
         out
     }
