@@ -116,7 +116,8 @@ impl<T> Appender<'_, T> {
             return Err(StoreError::Full { max: MAX_DENSE });
         }
         let n = entities.len();
-        let reserved = index.sparse.try_reserve_pages(entities).is_ok()
+        let (run, rest) = entities.split_at(ascending);
+        let reserved = index.sparse.try_reserve_pages(run, rest).is_ok()
             && index.entities.try_reserve(n).is_ok()
             && index.displaced.try_reserve(n).is_ok()
             && index
@@ -132,7 +133,6 @@ impl<T> Appender<'_, T> {
         // Nothing below can fail.
         self.values.values.truncate(end);
         let first = start as u32;
-        let (run, rest) = entities.split_at(ascending);
         index.sparse.set_ascending(run, first);
         for (e, at) in rest.iter().zip(first + ascending as u32..) {
             index.sparse.set_existing(e.slot(), at);

@@ -144,21 +144,21 @@ impl SparsePages {
         }
     }
 
-    /// Makes sure the page of every slot of `entities` exists, so that their entries can then
-    /// be set without failing ([`SparsePages::set_existing`], [`SparsePages::set_ascending`]).
-    /// On failure no entry has changed (pages made before it stay, every entry absent).
+    /// Makes sure the page of every slot of `ascending` (slots strictly ascending) and of
+    /// `rest` (any order) exists, so that their entries can then be set without failing
+    /// ([`SparsePages::set_ascending`], [`SparsePages::set_existing`]). On failure no entry
+    /// has changed (pages made before it stay, every entry absent).
     pub(crate) fn try_reserve_pages(
         &mut self,
-        entities: &[crate::entity::Entity],
+        ascending: &[crate::entity::Entity],
+        rest: &[crate::entity::Entity],
     ) -> Result<(), SparseAllocError> {
-        let mut last = None;
-        for e in entities {
-            let page_no = e.slot() >> PAGE_BITS;
-            if last != Some(page_no) {
-                last = Some(page_no);
-                if !matches!(self.pages.get(page_no as usize), Some(Some(_))) {
-                    self.try_page(page_no)?;
-                }
+        let pages = page_runs(ascending, 0)
+            .map(|(page_no, _, _)| page_no)
+            .chain(rest.iter().map(|e| e.slot() >> PAGE_BITS));
+        for page_no in pages {
+            if !matches!(self.pages.get(page_no as usize), Some(Some(_))) {
+                self.try_page(page_no)?;
             }
         }
         Ok(())

@@ -399,7 +399,9 @@ impl World {
             // as one range), then each store's entity column and sparse entries in one pass.
             let mut count = 0;
             let walked = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                for bundle in std::iter::once(first).chain(bundles) {
+                first.push_values(&mut columns);
+                count += 1;
+                for bundle in bundles {
                     bundle.push_values(&mut columns);
                     count += 1;
                 }
