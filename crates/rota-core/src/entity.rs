@@ -247,6 +247,16 @@ impl FreeSlots {
     }
 }
 
+/// The length of the longest prefix of `entities` whose slots strictly ascend (0 for none).
+pub(crate) fn ascending_prefix(entities: &[Entity]) -> usize {
+    entities.len().min(
+        1 + entities
+            .windows(2)
+            .take_while(|w| w[0].slot() < w[1].slot())
+            .count(),
+    )
+}
+
 /// The entity allocator: hands out [`Entity`] handles, frees them, and says which are alive.
 ///
 /// * Freed slots are reused **lowest slot first**, which keeps live entities packed at low slots

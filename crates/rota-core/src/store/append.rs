@@ -19,7 +19,7 @@
 
 use super::{ABSENT, IndexColumns, MAX_DENSE, Store, StoreError, ValueColumns};
 use crate::component::Component;
-use crate::entity::Entity;
+use crate::entity::{Entity, ascending_prefix};
 use crate::tick::Tick;
 
 /// Appends values for entities whose slots the store does not hold (freshly spawned entities),
@@ -137,26 +137,42 @@ impl<T> Appender<'_, T> {
         for (e, at) in rest.iter().zip(first + ascending as u32..) {
             index.sparse.set_existing(e.slot(), at);
         }
-        // The flags, as `Drop` would work them out one value at a time (see there): the
-        // ascending prefix is in order if it extends the store's clean, lower last element.
-        let in_order = match (index.entities.last(), index.displaced.last()) {
-            _ if index.displaced.len() != start => 0, // earlier pushes await their flags
-            (None, _) => ascending,
-            (Some(last), Some(false))
-                if entities.first().is_some_and(|e| last.slot() < e.slot()) =>
-            {
-                ascending
-            }
-            _ => 0,
-        };
         index.entities.extend_from_slice(entities);
+        // Earlier `push`es of this batch await their flags: `Drop` then writes them all.
         if index.displaced.len() == start {
-            index.displaced.resize(start + in_order, false);
-            index.displaced.resize(end, true);
-            index.displaced_count += entities.len() - in_order;
+            flag_appended(index, start, ascending);
         }
         Ok(())
     }
+}
+
+/// Writes the order flags of the elements appended at `start..` (none flagged yet), whose first
+/// `ascending` slots strictly ascend: exactly what `insert` decides one value at a time
+/// (`append` in `mod.rs`; keep the two in step). A value is in order if the one before it is
+/// (not flagged) and has a lower slot, so the batch's flags are `false` for its ascending
+/// prefix if that extends the store's clean, lower last element (the first value of an empty
+/// store is in order), and `true` from the first value out of order on: two fills.
+fn flag_appended(index: &mut IndexColumns, start: usize, ascending: usize) {
+    let len = index.entities.len();
+    debug_assert_eq!(
+        index.displaced.len(),
+        start,
+        "appended values already flagged"
+    );
+    let extends = match start.checked_sub(1) {
+        None => true,
+        Some(p) => {
+            !index.displaced[p]
+                && index
+                    .entities
+                    .get(start)
+                    .is_some_and(|e| index.entities[p].slot() < e.slot())
+        }
+    };
+    let in_order = if extends { ascending } else { 0 };
+    index.displaced.resize(start + in_order, false);
+    index.displaced.resize(len, true);
+    index.displaced_count += len - start - in_order;
 }
 
 impl<T> Appender<'_, T> {
@@ -181,27 +197,7 @@ impl<T> Drop for Appender<'_, T> {
         self.values.changed.resize(len, self.now);
         *self.last_changed = self.now;
         let start = index.displaced.len(); // `attach` may have set the flags already
-        // An appended value is in order if the one before it is (not flagged) and has a lower
-        // slot: exactly what `insert` decides one value at a time (`append` in `mod.rs`; keep
-        // the two in step). So the flags of a batch are `false` for its ascending prefix (empty
-        // if the value before the batch is flagged; the first value of an empty store is in
-        // order) and `true` from the first value out of order on: two fills.
-        let appended = &index.entities[start..];
-        let mut floor = match start.checked_sub(1) {
-            None => None,
-            Some(p) if !index.displaced[p] => Some(index.entities[p].slot()),
-            Some(_) => Some(u32::MAX),
-        };
-        let in_order = appended
-            .iter()
-            .take_while(|e| {
-                let ok = floor.is_none_or(|s| s < e.slot());
-                floor = Some(e.slot());
-                ok
-            })
-            .count();
-        index.displaced.resize(start + in_order, false);
-        index.displaced.resize(len, true);
-        index.displaced_count += len - start - in_order;
+        let ascending = ascending_prefix(&index.entities[start..]);
+        flag_appended(index, start, ascending);
     }
 }

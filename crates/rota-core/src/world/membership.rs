@@ -89,13 +89,6 @@ impl Membership {
         }
         self.reserve_slots(highest as usize + 1);
         let words = self.words;
-        if words == 1 {
-            let mask = stores.iter().fold(0u64, |m, &i| m | 1 << (i % 64));
-            for e in entities {
-                self.bits[e.slot() as usize] |= mask;
-            }
-            return;
-        }
         let mut mask = vec![0u64; words];
         for &i in stores {
             mask[i / 64] |= 1 << (i % 64);

@@ -409,12 +409,7 @@ impl World {
             // An error leaves `out` short: `attach` drops the values beyond it. `room` bounds
             // `count`, so only memory can run out here.
             let _ = entities.spawn_many(count, &mut out);
-            let ascending = out.len().min(
-                1 + out
-                    .windows(2)
-                    .take_while(|w| w[0].slot() < w[1].slot())
-                    .count(),
-            );
+            let ascending = crate::entity::ascending_prefix(&out);
             // Out of memory in a store: the stores before it hold the entities, the others
             // none; the books below record exactly that before the error is raised.
             if let Err((k, e)) = B::attach(&mut columns, &out, ascending) {
