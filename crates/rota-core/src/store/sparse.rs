@@ -12,7 +12,7 @@ pub(crate) const ABSENT: u32 = u32::MAX;
 /// An entry at or above this (other than [`ABSENT`]) is *dead-tagged*: the slot has no value
 /// here, but its element at `entry - DEAD_TAG` was left dead (`dead.rs`) and may be revived in
 /// place. Every lookup ([`SparsePages::get`], [`SparsePages::iter`]) reads a tagged entry as
-/// absent; only [`SparsePages::get_dead`] sees the position, as a hint its caller verifies.
+/// absent; only [`SparsePages::entry`] sees the position, as a hint its caller verifies.
 pub(crate) const DEAD_TAG: u32 = 1 << 31;
 
 /// The most elements a store's dense columns may hold: every dense position is below
