@@ -953,7 +953,8 @@ impl<T> Store<T> {
         }
     }
 
-    /// Marks the live element at `d`, of slot `slot`, dead (see [`Store::discard`] and [`Store::forget_held`]).
+    /// Marks the live element at `d`, of slot `slot`, dead (see [`Store::discard`] and
+    /// [`Store::forget_held`]).
     #[inline]
     fn mark_dead(&mut self, slot: u32, d: usize) {
         let index = self.index_mut();
