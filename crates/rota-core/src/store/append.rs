@@ -71,6 +71,15 @@ impl<T> Appender<'_, T> {
     }
 }
 
+#[cfg(test)]
+thread_local! {
+    /// Test hook: `Some(n)` makes the attach after the next `n` fail as if memory ran out (the
+    /// path a failing allocator takes; the workspace forbids the `unsafe` a global allocator
+    /// that fails on demand would need).
+    pub(crate) static FAIL_ATTACH_AFTER: std::cell::Cell<Option<usize>> =
+        const { std::cell::Cell::new(None) };
+}
+
 impl<T> Appender<'_, T> {
     /// Appends `value` alone; [`Appender::attach`] gives it its entity later.
     #[inline]
@@ -114,6 +123,17 @@ impl<T> Appender<'_, T> {
         );
         if end > MAX_DENSE {
             return Err(StoreError::Full { max: MAX_DENSE });
+        }
+        #[cfg(test)]
+        if FAIL_ATTACH_AFTER.with(|left| match left.get() {
+            Some(0) => true,
+            Some(n) => {
+                left.set(Some(n - 1));
+                false
+            }
+            None => false,
+        }) {
+            return Err(StoreError::OutOfMemory);
         }
         let n = entities.len();
         let (run, rest) = entities.split_at(ascending);

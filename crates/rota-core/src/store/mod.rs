@@ -68,6 +68,8 @@ mod dead;
 pub(crate) mod index;
 #[doc(hidden)]
 pub use append::Appender;
+#[cfg(test)]
+pub(crate) use append::FAIL_ATTACH_AFTER;
 mod settle;
 pub(crate) mod sparse;
 

@@ -117,7 +117,7 @@ mod change_clock {
 /// `World::delete` leaves a value with no drop glue dead in place (`store/dead.rs`).
 mod delete {
     use super::super::World;
-    use crate::Component;
+    use crate::{Component, Entity};
 
     #[derive(Clone, Copy, Debug, PartialEq)]
     struct Hp(u32);
@@ -215,6 +215,45 @@ mod delete {
         let values: Vec<Hp> = world.query::<&Hp>().copied().collect();
         assert_eq!(values, [Hp(10), Hp(11), Hp(12), Hp(13)]);
         assert!(world.check_invariants().is_ok());
+    }
+
+    /// Memory running out while the second store of a batch takes its entities: the first
+    /// store holds them, the second none, and the membership index, the structural log and
+    /// every store agree before the panic goes on.
+    #[test]
+    fn spawn_batch_out_of_memory_in_a_store_leaves_a_consistent_world() {
+        use crate::store::FAIL_ATTACH_AFTER;
+        let mut world = World::new();
+        world.enable_structural_log(1000);
+        let first = world.spawn_batch((0..3).map(|i| (Hp(i), Cold(i))));
+        world.despawn(first[1]).unwrap(); // a free slot the next batch reuses first
+        let logged = world.structural_log().unwrap().len();
+        FAIL_ATTACH_AFTER.set(Some(1));
+        let caught = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            world.spawn_batch((10..13).map(|i| (Hp(i), Cold(i))))
+        }));
+        FAIL_ATTACH_AFTER.set(None);
+        let message = caught.unwrap_err();
+        let message = message.downcast_ref::<String>().map(String::as_str);
+        assert!(
+            message.is_some_and(|m| m.contains("out of memory")),
+            "{message:?}"
+        );
+        world.check_invariants().unwrap();
+        assert_eq!(world.len(), 5);
+        let hp: Vec<(u32, u32)> = world
+            .query::<(Entity, &Hp)>()
+            .map(|(e, h)| (e.slot(), h.0))
+            .collect();
+        assert_eq!(hp, [(0, 0), (1, 10), (2, 2), (3, 11), (4, 12)]);
+        let cold: Vec<u32> = world.query::<&Cold>().map(|c| c.0).collect();
+        assert_eq!(cold, [0, 2]);
+        // One `Spawned` and one `Added` (for `Hp`) per entity of the batch.
+        assert_eq!(world.structural_log().unwrap().len(), logged + 6);
+        // The world goes on: a later batch spawns whole.
+        let later = world.spawn_batch([(Hp(20), Cold(20))]);
+        assert_eq!(world.get::<Cold>(later[0]), Some(&Cold(20)));
+        world.check_invariants().unwrap();
     }
 
     #[test]
