@@ -1074,15 +1074,14 @@ impl<T> Store<T> {
             // The element that was last now sits at `d`: repair its back-pointer (a dead one
             // has none: its mark moves instead), and flag it (it left the end of the order; the
             // clean elements around it stay ascending).
+            let moved = index.entities[d];
             if index.dead.contains(last) {
                 index.dead.moved(last, d);
                 // Its slot's tag follows it, so an insert for its entity can still revive it.
-                let moved = index.entities[d];
                 if index.sparse.entry(moved.slot()) == Entry::Dead(last) {
                     index.sparse.set_dead(moved.slot(), d);
                 }
             } else {
-                let moved = index.entities[d];
                 index.sparse.set_existing(moved.slot(), d as u32);
             }
             if !std::mem::replace(&mut index.displaced[d], true) {

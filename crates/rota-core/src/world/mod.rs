@@ -428,7 +428,6 @@ impl World {
             }))
         };
         let held = &indices.as_ref()[..attached];
-        membership.reserve_slots(entities.slot_count());
         membership.set_many(&out, held);
         if let Some(log) = &mut self.log {
             for &entity in &out {
@@ -688,8 +687,9 @@ impl World {
     /// in every dense column (measured: `cargo bench --bench workloads -- add_remove`,
     /// docs/benchmarks.md). Inserting a `T` for the entity again before then puts the new
     /// value in the same place (no append; a settled store stays settled) — unless an insert
-    /// of a `T` for another entity appended meanwhile and compacted the dead values first. Other types
-    /// are removed as by [`World::remove`], their value dropped once the world's books agree.
+    /// of a `T` for another entity appended meanwhile and compacted the dead values first.
+    /// Other types are removed as by [`World::remove`], their value dropped once the world's
+    /// books agree.
     ///
     /// ```
     /// # use rota::{Component, World};
