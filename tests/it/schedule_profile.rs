@@ -1,7 +1,9 @@
 //! `RunReport::profile`: one entry per batch and per system that ran, naming them as the plan
 //! does; the durations themselves are wall-clock time and are not asserted on.
 
-use rota::rota_schedule::{BatchProfile, RunProfile, SystemProfile};
+use std::time::Duration;
+
+use rota::rota_schedule::{BatchProfile, ProfileSum, RunProfile, SystemProfile};
 use rota::{Commands, Component, Query, Schedule, World, system};
 
 #[derive(Component, Debug, Clone, Copy, PartialEq, Eq)]
@@ -153,4 +155,107 @@ fn stores_moved_by_commands_are_settled_at_the_batch_end_on_any_thread_count() {
         sums.push(values);
     }
     assert_eq!(sums[0], sums[1]);
+}
+
+fn us(n: u64) -> Duration {
+    Duration::from_micros(n)
+}
+
+fn batch(batch: usize, systems: usize, parallel: bool, run: u64) -> BatchProfile {
+    BatchProfile {
+        batch,
+        systems,
+        parallel,
+        run: us(run),
+    }
+}
+
+fn system(system: &'static str, batch: usize, run: u64) -> SystemProfile {
+    SystemProfile {
+        system,
+        batch,
+        run: us(run),
+    }
+}
+
+/// The mean of three hand-made profiles, part by part: a batch or system missing from a run
+/// (strided) counts as zero there, a system is keyed by batch and name, `parallel` follows the
+/// majority of the runs the batch ran in, and `systems` is the most due at once.
+#[test]
+fn a_profile_sum_means_every_part_over_every_run() {
+    let runs = [
+        RunProfile {
+            total: us(100),
+            settle: us(30),
+            commands: us(9),
+            batches: vec![batch(0, 2, true, 40), batch(1, 1, false, 21)],
+            systems: vec![system("a", 0, 40), system("b", 0, 35), system("s", 1, 21)],
+        },
+        RunProfile {
+            total: us(80),
+            settle: us(20),
+            commands: us(3),
+            batches: vec![batch(0, 1, false, 57)],
+            systems: vec![system("a", 0, 57)],
+        },
+        RunProfile {
+            total: us(120),
+            settle: us(40),
+            commands: us(0),
+            // Batches listed out of index order, and a system of the same name in another batch.
+            batches: vec![batch(1, 1, false, 30), batch(0, 2, true, 50)],
+            systems: vec![system("s", 1, 30), system("a", 0, 44), system("b", 0, 4)],
+        },
+    ];
+    let mut sum = ProfileSum::default();
+    assert_eq!(sum.runs(), 0);
+    assert_eq!(sum.mean(), None);
+    for run in &runs {
+        sum.add(run);
+    }
+    assert_eq!(sum.runs(), 3);
+    let mean = sum.mean().expect("three runs added");
+    assert_eq!(
+        mean,
+        RunProfile {
+            total: us(100),
+            settle: us(30),
+            commands: us(4),
+            batches: vec![batch(0, 2, true, 49), batch(1, 1, false, 17)],
+            systems: vec![system("a", 0, 47), system("b", 0, 13), system("s", 1, 17)],
+        }
+    );
+    // Two of three runs handed batch 0 to the pool; one of three leaves it inline.
+    let mut inline = ProfileSum::default();
+    inline.add(&runs[1]);
+    inline.add(&runs[1]);
+    inline.add(&runs[0]);
+    assert!(!inline.mean().unwrap().batches[0].parallel);
+}
+
+/// A sum fed by real runs has every batch and system the runs had.
+#[test]
+fn a_profile_sum_of_real_runs_lists_what_ran() {
+    let mut schedule = Schedule::builder()
+        .add(grow_a)
+        .add(grow_b)
+        .add(spawn_some)
+        .threads(1)
+        .build()
+        .unwrap();
+    let mut world = World::new();
+    world.spawn_batch((0..100).map(|i| (A(i), B(i))));
+    let mut sum = ProfileSum::default();
+    for _ in 0..4 {
+        sum.add(&schedule.run(&mut world).profile);
+    }
+    assert_eq!(sum.runs(), 4);
+    let mean = sum.mean().unwrap();
+    assert_eq!(
+        shape(&mean),
+        (
+            vec![(0, 2, false), (1, 1, false)],
+            vec![("grow_a", 0), ("grow_b", 0), ("spawn_some", 1)]
+        )
+    );
 }

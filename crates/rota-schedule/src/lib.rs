@@ -99,7 +99,7 @@ pub use error::{ScheduleError, ThreadPoolError, TickError};
 pub use panic::{SystemPanic, SystemPanics};
 pub use par::{PAR_CHUNK, PAR_SEGMENT, ParChunk, ParSegment, ParallelQuery};
 pub use plan::EdgeReason;
-pub use report::{BatchProfile, RunProfile, RunReport, SystemProfile};
+pub use report::{BatchProfile, ProfileSum, RunProfile, RunReport, SystemProfile};
 
 use execute::Scheduled;
 use plan::Plan;

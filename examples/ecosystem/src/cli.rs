@@ -37,8 +37,9 @@ pub struct Args {
     /// The directory must exist. [default: target/ecosystem.svg, skipped if ./target is missing]
     #[arg(long, value_parser = parse_chart_path)]
     pub chart: Option<PathBuf>,
-    /// Print the last tick's profile: time per batch and per system, settling and commands
-    /// (measured in rota-schedule; never used for any decision, so results stay deterministic).
+    /// Print the time per batch and per system, settling and commands: the mean over the ticks
+    /// after the first tenth (the warm-up), then the last tick alone (measured in
+    /// rota-schedule; never used for any decision, so results stay deterministic).
     #[arg(long)]
     pub profile: bool,
     /// Halfway through the run, save every animal to this scene file (RON), load it into a

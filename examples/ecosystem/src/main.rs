@@ -14,6 +14,7 @@ use std::time::Instant;
 use clap::Parser;
 use indicatif::{ProgressBar, ProgressState, ProgressStyle};
 use rota::World;
+use rota::rota_schedule::ProfileSum;
 
 use crate::cli::Args;
 use crate::sim::{Row, Stats};
@@ -26,6 +27,13 @@ struct Run {
     /// table, the progress bar or a scene save).
     seconds: f64,
     last_report: Option<rota::RunReport>,
+    /// Ticks run so far.
+    ran: u64,
+    /// Ticks left out of `profile` at the start (the warm-up: first-touch page faults, lists
+    /// growing to their size).
+    warm_up: u64,
+    /// The profiles of the ticks after the warm-up, for `--profile`'s mean.
+    profile: ProfileSum,
 }
 
 impl Run {
@@ -35,14 +43,22 @@ impl Run {
             schedule: sim::build_schedule(threads).map_err(|e| e.to_string())?,
             seconds: 0.0,
             last_report: None,
+            ran: 0,
+            warm_up: args.ticks / 10,
+            profile: ProfileSum::default(),
         })
     }
 
     /// Runs one tick, timed.
     fn tick(&mut self) {
         let start = Instant::now();
-        self.last_report = Some(self.schedule.run(&mut self.world));
+        let report = self.schedule.run(&mut self.world);
         self.seconds += start.elapsed().as_secs_f64();
+        self.ran += 1;
+        if self.ran > self.warm_up {
+            self.profile.add(&report.profile);
+        }
+        self.last_report = Some(report);
     }
 
     fn ticks_per_second(&self, ticks: u64) -> f64 {
@@ -170,13 +186,24 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    if args.profile
-        && let Some(report) = &main_run.last_report
-    {
-        println!(
-            "profile of tick {} ({} thread(s)):\n{}",
-            report.tick, plan.threads, report.profile
-        );
+    if args.profile {
+        if let Some(mean) = main_run.profile.mean() {
+            let first = main_run.warm_up + 1;
+            println!(
+                "profile, mean of ticks {first}–{} ({} ticks, the first {} left out as \
+                 warm-up; {} thread(s)):\n{mean}",
+                main_run.ran,
+                main_run.profile.runs(),
+                main_run.warm_up,
+                plan.threads
+            );
+        }
+        if let Some(report) = &main_run.last_report {
+            println!(
+                "profile of the last tick ({} thread(s)):\n{}",
+                plan.threads, report.profile
+            );
+        }
     }
     let checksum = sim::checksum(&main_run.world);
     println!(

@@ -337,3 +337,36 @@ fn a_trace_path_that_is_not_json_or_in_a_missing_directory_is_refused() {
     assert_refused(&o, "does not exist");
     assert!(!dir.join("no").exists());
 }
+
+/// `--profile` prints the mean over the ticks after the warm-up (20 ticks: the first 2 left
+/// out), then the last tick, each with every system of the demo.
+#[test]
+fn profile_prints_the_mean_after_the_warm_up_and_the_last_tick() {
+    let o = demo(&[
+        "--size",
+        "300",
+        "--ticks",
+        "20",
+        "--threads",
+        "1",
+        "--profile",
+    ]);
+    assert!(o.status.success(), "stderr: {}", stderr(&o));
+    let out = stdout(&o);
+    let mean = out
+        .find(
+            "profile, mean of ticks 3–20 (18 ticks, the first 2 left out as warm-up; 1 thread(s)):",
+        )
+        .unwrap_or_else(|| panic!("no mean profile in: {out}"));
+    let last = out
+        .find("profile of the last tick (1 thread(s)):")
+        .unwrap_or_else(|| panic!("no last-tick profile in: {out}"));
+    assert!(mean < last, "{out}");
+    for part in [&out[mean..last], &out[last..]] {
+        for name in [
+            "movement", "grazing", "hunting", "life", "settle", "commands",
+        ] {
+            assert!(part.contains(name), "`{name}` missing from: {part}");
+        }
+    }
+}
