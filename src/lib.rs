@@ -137,7 +137,7 @@ pub mod __private {
     pub use rota_core::system::sealed::SystemSeal;
     pub use rota_core::system::{
         AccessKind, AllowedBy, Declarable, Defers, Marker, ParamSeal, Reads, Receives, Sends,
-        System, SystemContext, SystemDescriptor, SystemParam, Writes, system_ref,
+        System, SystemContext, SystemDescriptor, SystemMarker, SystemParam, Writes, system_ref,
     };
     pub use rota_core::{Component, Event, Resource};
     pub use std::vec::Vec;

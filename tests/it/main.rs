@@ -27,6 +27,7 @@ mod schedule_panics;
 mod schedule_profile;
 mod schedule_threads;
 mod seal;
+mod seal_by_hand;
 mod settle_model;
 mod settle_through_commands;
 mod snapshot_cow;

@@ -19,7 +19,9 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use proptest::collection::vec;
 use proptest::prelude::*;
-use rota::rota_core::system::{SystemContext, SystemParam, SystemRef, Unrestricted};
+use rota::rota_core::system::{
+    Defers, Marker, SystemContext, SystemMarker, SystemParam, SystemRef,
+};
 use rota::rota_schedule::UnderConstrained;
 use rota::{
     Commands, Component, Entity, Query, RunReport, Schedule, ScheduleBuilder, ScheduleError,
@@ -178,11 +180,19 @@ fn on_worker_thread() -> bool {
 /// The value of one declared, read-only component of an entity, if it has one.
 type Reader<'w> = Box<dyn Fn(Entity) -> Option<u64> + 'w>;
 
+/// The marker these hand-written systems fetch their parameters for: it lets their `Commands`
+/// compile for any component, and the descriptor each system is scheduled by decides at run
+/// time (`Commands` refuses a component the descriptor does not declare).
+struct HandMarker;
+impl Marker for HandMarker {}
+impl SystemMarker for HandMarker {}
+impl<T: ?Sized> Defers<T> for HandMarker {}
+
 /// Fetches a parameter by hand, as `#[system]`'s generated code would. `fetch` wants the state
 /// borrowed for the context's whole lifetime `'w`, which a temporary is not; the state (a query's
 /// access list, a few bytes) is leaked, which is fine for a test.
-fn fetch<'w, P: SystemParam>(context: &mut SystemContext<'w>) -> P::Item<'w, Unrestricted> {
-    P::fetch::<Unrestricted>(context, Box::leak(Box::new(P::init_state())))
+fn fetch<'w, P: SystemParam>(context: &mut SystemContext<'w>) -> P::Item<'w, HandMarker> {
+    P::fetch::<HandMarker>(context, Box::leak(Box::new(P::init_state())))
 }
 
 fn reader<'w>(context: &mut SystemContext<'w>, index: usize) -> Reader<'w> {
@@ -278,7 +288,7 @@ impl<const ID: usize> System for RandomSystem<ID> {
             (None, Some(&r)) => with_type!(r, T => scan::<T>(&mut context)),
             (None, None) => Vec::new(),
         };
-        let mut commands = fetch::<Commands<'static, Unrestricted>>(&mut context);
+        let mut commands = fetch::<Commands<'static, HandMarker>>(&mut context);
         for (e, v) in values {
             if v % 11 == 0 {
                 commands.despawn(e);

@@ -1,5 +1,7 @@
 //! `Bundle`: a tuple of components spawned or inserted together.
 
+use std::any::TypeId;
+
 use crate::component::Component;
 use crate::entity::Entity;
 use crate::error::StoreError;
@@ -64,6 +66,11 @@ pub trait Bundle: Send + 'static {
     /// Moves the components into their stores for `entity`, one lookup each (any bundle).
     #[doc(hidden)]
     fn insert(self, stores: &mut [StoreEntry], indices: &Self::Indices, entity: Entity);
+
+    /// Calls `each` with every component's `TypeId` and name, in bundle order (what a
+    /// system's `Commands` checks against its declarations).
+    #[doc(hidden)]
+    fn types(each: &mut dyn FnMut(TypeId, &'static str));
 }
 
 impl Bundle for () {
@@ -85,6 +92,7 @@ impl Bundle for () {
         0
     }
     fn insert(self, _: &mut [StoreEntry], _: &[usize; 0], _: Entity) {}
+    fn types(_: &mut dyn FnMut(TypeId, &'static str)) {}
 }
 
 macro_rules! impl_bundle {
@@ -95,6 +103,9 @@ macro_rules! impl_bundle {
 
             fn register(world: &mut World) -> Self::Indices {
                 [$(world.register::<$T>()),+]
+            }
+            fn types(each: &mut dyn FnMut(TypeId, &'static str)) {
+                $(each(TypeId::of::<$T>(), $T::NAME);)+
             }
             fn reserve(stores: &mut [StoreEntry], indices: &Self::Indices, additional: usize) {
                 // A failed reservation is not an error here: inserts grow as needed.

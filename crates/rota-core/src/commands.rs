@@ -17,11 +17,11 @@
 //! index, in recorded order: grouping only ever joins neighbours, so no command moves past
 //! another.
 
-use std::any::Any;
+use std::any::{Any, TypeId};
 use std::fmt;
 use std::marker::PhantomData;
 use std::panic::{AssertUnwindSafe, catch_unwind, resume_unwind};
-use std::sync::{Mutex, PoisonError};
+use std::sync::{Arc, Mutex, PoisonError};
 
 use crate::bundle::Bundle;
 use crate::component::Component;
@@ -29,7 +29,7 @@ use crate::entity::{Entities, Entity, ReserveCursor};
 use crate::error::{CommandError, CommandKind, SpawnError};
 use crate::hierarchy::ChildOf;
 use crate::read_ahead::ReadAhead;
-use crate::system::{BundleDefers, DeferredBy, Unrestricted};
+use crate::system::{BundleDefers, DeferredBy, Grant, Unrestricted};
 use crate::world::{PendingDespawns, UnsettledStore, World};
 
 type QueueFn = Box<dyn FnOnce(&mut World) + Send>;
@@ -243,6 +243,17 @@ impl Recorded {
             .push(Command::Run(Box::new(R::from_items(vec![item]))));
     }
 
+    /// Whether the last entry is a run of type `R` (which the next `push_run::<R>` extends).
+    fn continues<R: Run>(&self) -> bool {
+        match self.ops.last() {
+            Some(Command::Run(last)) => {
+                let last: &dyn Any = &**last;
+                last.is::<R>()
+            }
+            _ => false,
+        }
+    }
+
     fn push(&mut self, command: Command) {
         self.len += 1;
         self.ops.push(command);
@@ -302,7 +313,18 @@ pub struct Commands<'w, S = Unrestricted> {
     recorded: Recorded,
     /// A system's buffer hands its commands to the runner here when dropped.
     sink: Option<&'w Mutex<CommandQueue>>,
+    /// A system's buffer: the components its descriptor lets it change (`None`: not a
+    /// system's). `S` says the same at compile time for every system `#[system]` built; this
+    /// holds a system whose seal was implemented by hand to its descriptor (see `Grant`).
+    declared: Option<Declared>,
     _system: PhantomData<fn() -> S>,
+}
+
+/// The system a buffer belongs to and the components it declared in `writes(..)` or
+/// `defers(..)`.
+struct Declared {
+    system: &'static str,
+    defers: Arc<[TypeId]>,
 }
 
 impl<S> Drop for Commands<'_, S> {
@@ -333,13 +355,25 @@ impl<'w> Commands<'w, Unrestricted> {
             cursor: ReserveCursor::default(),
             recorded: Recorded::default(),
             sink: None,
+            declared: None,
             _system: PhantomData,
         }
     }
 
     /// Records an arbitrary change, run with the whole world when its turn comes. Not offered
     /// to systems: it could touch what they did not declare.
+    ///
+    /// # Panics
+    ///
+    /// If this is a system's buffer (which only a system whose seal was implemented by hand
+    /// can reach with this type).
     pub fn queue(&mut self, f: impl FnOnce(&mut World) + Send + 'static) {
+        if let Some(declared) = &self.declared {
+            panic!(
+                "system `{}` queued a closure on its `Commands`: arbitrary world access is not offered to systems",
+                declared.system
+            );
+        }
         self.recorded.push(Command::Queue(Box::new(f)));
     }
 
@@ -353,14 +387,44 @@ impl<'w> Commands<'w, Unrestricted> {
 }
 
 impl<'w, S> Commands<'w, S> {
-    /// A system's buffer: its commands go to `sink` when it is dropped.
-    pub(crate) fn for_system(entities: &'w Entities, sink: &'w Mutex<CommandQueue>) -> Self {
+    /// A system's buffer: its commands go to `sink` when it is dropped; it may change the
+    /// components `grant` lists.
+    pub(crate) fn for_system(
+        entities: &'w Entities,
+        sink: &'w Mutex<CommandQueue>,
+        grant: &Grant,
+    ) -> Self {
         Commands {
             entities,
             cursor: ReserveCursor::default(),
             recorded: Recorded::default(),
             sink: Some(sink),
+            declared: Some(Declared {
+                system: grant.system,
+                defers: Arc::clone(&grant.defers),
+            }),
             _system: PhantomData,
+        }
+    }
+
+    /// Panics unless this buffer may change the component `id` (always, outside a system).
+    fn allow(&self, id: TypeId, name: &'static str) {
+        if let Some(declared) = &self.declared
+            && !declared.defers.contains(&id)
+        {
+            panic!(
+                "system `{}` inserts, removes or spawns `{name}` through `Commands` but its descriptor does not declare it in `defers(..)` or `writes(..)`",
+                declared.system
+            );
+        }
+    }
+
+    /// [`Commands::allow`] for every component a run of type `R` records, checked when the run
+    /// starts (a command that extends the last run was checked with it).
+    #[inline]
+    fn allow_run<R: Run>(&self, types: impl FnOnce(&mut dyn FnMut(TypeId, &'static str))) {
+        if self.declared.is_some() && !self.recorded.continues::<R>() {
+            types(&mut |id, name| self.allow(id, name));
         }
     }
 
@@ -396,6 +460,7 @@ impl<'w, S> Commands<'w, S> {
         &mut self,
         bundle: B,
     ) -> Result<Entity, SpawnError> {
+        self.allow_run::<SpawnRun<B>>(B::types);
         let entity = self.entities.reserve(&mut self.cursor)?;
         self.recorded.push_run::<SpawnRun<B>>((entity, bundle));
         Ok(entity)
@@ -416,6 +481,7 @@ impl<'w, S> Commands<'w, S> {
     where
         ChildOf: DeferredBy<S>,
     {
+        self.allow(TypeId::of::<ChildOf>(), ChildOf::NAME);
         self.recorded.push(Command::SetParent { child, parent });
     }
 
@@ -425,6 +491,7 @@ impl<'w, S> Commands<'w, S> {
     where
         ChildOf: DeferredBy<S>,
     {
+        self.allow(TypeId::of::<ChildOf>(), ChildOf::NAME);
         self.recorded.push(Command::RemoveParent(child));
     }
 
@@ -436,11 +503,13 @@ impl<'w, S> Commands<'w, S> {
 
     /// Records inserting (or replacing) `entity`'s `T`.
     pub fn insert<T: Component + DeferredBy<S>>(&mut self, entity: Entity, component: T) {
+        self.allow_run::<InsertRun<T>>(|each| each(TypeId::of::<T>(), T::NAME));
         self.recorded.push_run::<InsertRun<T>>((entity, component));
     }
 
     /// Records removing `entity`'s `T` (nothing happens if it has none).
     pub fn remove<T: Component + DeferredBy<S>>(&mut self, entity: Entity) {
+        self.allow_run::<RemoveRun<T>>(|each| each(TypeId::of::<T>(), T::NAME));
         self.recorded.push_run::<RemoveRun<T>>(entity);
     }
 }
@@ -708,5 +777,32 @@ impl World {
             op.apply(self);
         }
         state.report
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::{Arc, Mutex};
+
+    use super::{CommandQueue, Commands};
+    use crate::system::{Grant, Unrestricted};
+    use crate::world::World;
+
+    /// `queue` hands a closure the whole world: a system's buffer refuses it, whatever type it
+    /// has (only a system whose seal was implemented by hand could name this one).
+    #[test]
+    #[should_panic(expected = "system `sneak` queued a closure on its `Commands`")]
+    fn a_systems_buffer_refuses_queue() {
+        let world = World::new();
+        let sink = Mutex::new(CommandQueue::default());
+        let grant = Grant {
+            system: "sneak",
+            commands: true,
+            defers: Arc::new([]),
+            sends: Vec::new(),
+        };
+        let mut commands: Commands<'_, Unrestricted> =
+            Commands::for_system(world.entities(), &sink, &grant);
+        commands.queue(|_| {});
     }
 }

@@ -30,6 +30,7 @@ use crate::component::Component;
 use crate::entity::Entity;
 use crate::error::{EntityNotAlive, HierarchyError};
 use crate::snapshot::SnapshotPolicy;
+use crate::system::{AccessKind, Declarable};
 use crate::world::World;
 
 /// The parent of the entity holding it. Read it in queries (`Query<&ChildOf>`); change it with
@@ -69,6 +70,18 @@ impl Children {
     pub fn as_slice(&self) -> &[Entity] {
         &self.0
     }
+}
+
+/// So a system can declare the hierarchy: `defers(ChildOf)` or `writes(ChildOf)` for
+/// `Commands::set_parent`/`remove_parent`, `reads(ChildOf)`/`reads(Children)` to query it.
+impl Declarable for ChildOf {
+    const KIND: AccessKind = AccessKind::Component;
+    const NAME: &'static str = "ChildOf";
+}
+
+impl Declarable for Children {
+    const KIND: AccessKind = AccessKind::Component;
+    const NAME: &'static str = "Children";
 }
 
 impl Component for Children {

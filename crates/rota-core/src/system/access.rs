@@ -14,6 +14,17 @@ mod sealed {
 #[doc(hidden)]
 pub use sealed::Marker;
 
+/// Implemented by `#[system]` for its marker types (through `rota::__private`), and by no type
+/// rota defines: every system parameter is fetched for a system's own marker
+/// ([`SystemParam::fetch`](super::SystemParam::fetch) requires it). In particular not for
+/// [`Unrestricted`], whose `Commands` may `queue` arbitrary world access: a trait and a type
+/// both foreign to every other crate, so no other crate can add that impl. Not an API.
+#[diagnostic::on_unimplemented(
+    message = "system parameters are fetched only for a `#[system]`'s own marker, not for `{Self}`",
+    label = "not a system's marker"
+)]
+pub trait SystemMarker: Marker {}
+
 /// Implemented by `#[system]` for a system's marker type, for each type it declares in
 /// `reads(..)` or `writes(..)` (writes imply reads).
 #[diagnostic::on_unimplemented(

@@ -13,11 +13,11 @@ mod param;
 mod split;
 
 use std::any::TypeId;
-use std::sync::{Mutex, PoisonError};
+use std::sync::{Arc, Mutex, PoisonError};
 
 pub use access::{
     AccessKind, AllowedBy, BundleDefers, Declarable, DeferredBy, Defers, Marker, ReadOf, Reads,
-    ReceiveOf, Receives, SendOf, Sends, Unrestricted, WriteOf, Writes,
+    ReceiveOf, Receives, SendOf, Sends, SystemMarker, Unrestricted, WriteOf, Writes,
 };
 pub use param::{Local, Query, Res, ResMut, SystemParam, sealed::ParamSeal};
 pub use split::{ResourceBorrows, SplitError, SystemBorrows};
@@ -297,6 +297,43 @@ pub fn system_ref<F: IntoSystem>(_: F) -> SystemRef {
     }
 }
 
+/// What a system's declarations let its deferred parameters do: the part of its access that is
+/// not a borrow, so splitting the world cannot enforce it — whether it records `Commands`, which
+/// components those may insert, remove or spawn, and which event channels it sends into.
+///
+/// `#[system]` makes a body's parameters agree with its descriptor at compile time. A system
+/// whose seal was implemented by hand (naming rota's hidden paths) can make them disagree; the
+/// parameters then check this grant, built from the descriptor the schedule ordered the
+/// system by, and panic naming the system and the type, so such a system never reaches more
+/// than it declared.
+#[derive(Clone, Debug)]
+pub(crate) struct Grant {
+    pub(crate) system: &'static str,
+    /// The descriptor records a `Commands` parameter.
+    pub(crate) commands: bool,
+    /// The components in `writes(..)` and `defers(..)`.
+    pub(crate) defers: Arc<[TypeId]>,
+    /// The event channels (`Events<E>`) in `sends(..)`.
+    pub(crate) sends: Vec<TypeId>,
+}
+
+impl Grant {
+    pub(crate) fn of(descriptor: &SystemDescriptor) -> Grant {
+        Grant {
+            system: descriptor.name,
+            commands: descriptor.uses_commands,
+            defers: descriptor
+                .writes
+                .iter()
+                .chain(&descriptor.defers)
+                .filter(|a| a.kind == AccessKind::Component)
+                .map(|a| a.type_id)
+                .collect(),
+            sends: descriptor.sends.iter().map(|a| a.type_id).collect(),
+        }
+    }
+}
+
 /// What a running system sees: the stores and resources it declared, the entity allocator, and
 /// the sink its `Commands` flush into.
 ///
@@ -314,6 +351,8 @@ pub struct SystemContext<'w> {
     pub(crate) system_id: TypeId,
     /// Event readers fetched so far, per event channel, to key each reader's cursor.
     pub(crate) readers: Vec<(TypeId, u32)>,
+    /// What its deferred parameters may do.
+    pub(crate) grant: Grant,
 }
 
 impl<'w> SystemContext<'w> {
@@ -330,6 +369,7 @@ impl<'w> SystemContext<'w> {
             system,
             system_id: borrows.system_id,
             readers: Vec::new(),
+            grant: borrows.grant,
         }
     }
 

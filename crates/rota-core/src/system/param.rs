@@ -15,7 +15,7 @@ use std::marker::PhantomData;
 use std::ops::{Deref, DerefMut};
 
 use super::SystemContext;
-use super::access::{ReadOf, ReceiveOf, SendOf, WriteOf};
+use super::access::{ReadOf, ReceiveOf, SendOf, SystemMarker, WriteOf};
 use crate::commands::Commands;
 use crate::component::Resource;
 use crate::entity::{Entities, Entity};
@@ -59,8 +59,9 @@ pub trait SystemParam: ParamSeal + Sized {
     fn access(out: &mut Vec<Access>);
     /// Fresh state.
     fn init_state() -> Self::State;
-    /// Builds the parameter from what the system borrowed.
-    fn fetch<'w, S>(
+    /// Builds the parameter from what the system borrowed, for the system whose marker is `S`
+    /// (only `#[system]` markers are [`SystemMarker`]s).
+    fn fetch<'w, S: SystemMarker>(
         context: &mut SystemContext<'w>,
         state: &'w mut Self::State,
     ) -> Self::Item<'w, S>;
@@ -162,7 +163,7 @@ impl<Q: QueryData, F: QueryData> SystemParam for Query<'_, Q, F> {
         Self::access(&mut access);
         access.into_boxed_slice()
     }
-    fn fetch<'w, S>(
+    fn fetch<'w, S: SystemMarker>(
         context: &mut SystemContext<'w>,
         access: &'w mut Box<[Access]>,
     ) -> Query<'w, Q, F> {
@@ -214,7 +215,7 @@ impl<R: Resource> SystemParam for Res<'_, R> {
         out.push(resource_access::<R>(Mode::Read));
     }
     fn init_state() {}
-    fn fetch<'w, S>(context: &mut SystemContext<'w>, _: &'w mut ()) -> Res<'w, R> {
+    fn fetch<'w, S: SystemMarker>(context: &mut SystemContext<'w>, _: &'w mut ()) -> Res<'w, R> {
         match context.resources.shared::<R>() {
             Some(value) => Res { value },
             None => panic!(
@@ -254,7 +255,7 @@ impl<R: Resource> SystemParam for ResMut<'_, R> {
         out.push(resource_access::<R>(Mode::Write));
     }
     fn init_state() {}
-    fn fetch<'w, S>(context: &mut SystemContext<'w>, _: &'w mut ()) -> ResMut<'w, R> {
+    fn fetch<'w, S: SystemMarker>(context: &mut SystemContext<'w>, _: &'w mut ()) -> ResMut<'w, R> {
         match context.resources.exclusive::<R>() {
             Some(value) => ResMut { value },
             None => panic!(
@@ -295,7 +296,7 @@ impl<T: Default + Send + 'static> SystemParam for Local<'_, T> {
     fn init_state() -> T {
         T::default()
     }
-    fn fetch<'w, S>(_: &mut SystemContext<'w>, state: &'w mut T) -> Local<'w, T> {
+    fn fetch<'w, S: SystemMarker>(_: &mut SystemContext<'w>, state: &'w mut T) -> Local<'w, T> {
         Local { value: state }
     }
 }
@@ -308,7 +309,7 @@ impl SystemParam for &Entities {
     const ACCESS: ConstAccess = ConstAccess::List(&[]);
     fn access(_: &mut Vec<Access>) {}
     fn init_state() {}
-    fn fetch<'w, S>(context: &mut SystemContext<'w>, _: &'w mut ()) -> &'w Entities {
+    fn fetch<'w, S: SystemMarker>(context: &mut SystemContext<'w>, _: &'w mut ()) -> &'w Entities {
         context.stores.entities()
     }
 }
@@ -325,8 +326,19 @@ impl<M> SystemParam for Commands<'_, M> {
     const COMMANDS: u32 = 1;
     fn access(_: &mut Vec<Access>) {}
     fn init_state() {}
-    fn fetch<'w, S>(context: &mut SystemContext<'w>, _: &'w mut ()) -> Commands<'w, S> {
-        Commands::for_system(context.stores.entities(), context.sink)
+    fn fetch<'w, S: SystemMarker>(
+        context: &mut SystemContext<'w>,
+        _: &'w mut (),
+    ) -> Commands<'w, S> {
+        // `#[system]` records a `Commands` in the descriptor it orders the system by (two
+        // systems that record them never share a batch); a hand-built system may not.
+        if !context.grant.commands {
+            panic!(
+                "system `{}` fetched a `Commands` that its descriptor does not record",
+                context.system
+            );
+        }
+        Commands::for_system(context.stores.entities(), context.sink, &context.grant)
     }
 }
 
@@ -339,7 +351,21 @@ impl<E: Event> SystemParam for EventWriter<'_, E> {
     const ACCESS: ConstAccess = ConstAccess::List(&[]);
     fn access(_: &mut Vec<Access>) {}
     fn init_state() {}
-    fn fetch<'w, S>(context: &mut SystemContext<'w>, _: &'w mut ()) -> EventWriter<'w, E> {
+    fn fetch<'w, S: SystemMarker>(
+        context: &mut SystemContext<'w>,
+        _: &'w mut (),
+    ) -> EventWriter<'w, E> {
+        if !context
+            .grant
+            .sends
+            .contains(&std::any::TypeId::of::<Events<E>>())
+        {
+            panic!(
+                "system `{}` sends event `{}` but its descriptor does not declare it in `sends(..)`",
+                context.system,
+                E::NAME
+            );
+        }
         EventWriter::new(context.sink)
     }
 }
@@ -353,7 +379,10 @@ impl<E: Event> SystemParam for EventReader<'_, E> {
     const ACCESS: ConstAccess = ConstAccess::List(&[]);
     fn access(_: &mut Vec<Access>) {}
     fn init_state() {}
-    fn fetch<'w, S>(context: &mut SystemContext<'w>, _: &'w mut ()) -> EventReader<'w, E> {
+    fn fetch<'w, S: SystemMarker>(
+        context: &mut SystemContext<'w>,
+        _: &'w mut (),
+    ) -> EventReader<'w, E> {
         let key = context.next_reader(std::any::TypeId::of::<Events<E>>());
         let channel = context.resources.shared::<Events<E>>();
         EventReader::new(channel, key, context.sink)

@@ -4,7 +4,7 @@
 
 use std::any::{Any, TypeId};
 
-use super::SystemDescriptor;
+use super::{Grant, SystemDescriptor};
 use crate::component::Resource;
 pub use crate::error::SplitError;
 use crate::query::Borrows;
@@ -63,6 +63,8 @@ pub struct SystemBorrows<'w> {
     pub(crate) stores: Borrows<'w>,
     pub(crate) resources: ResourceBorrows<'w>,
     pub(crate) system_id: TypeId,
+    /// What the system's deferred parameters may do (see [`Grant`]).
+    pub(crate) grant: Grant,
 }
 
 fn users(
@@ -173,11 +175,12 @@ impl World {
         Ok(stores
             .into_iter()
             .zip(resources)
-            .zip(ids)
-            .map(|((stores, r), system_id)| SystemBorrows {
+            .zip(systems)
+            .map(|((stores, r), descriptor)| SystemBorrows {
                 stores,
                 resources: ResourceBorrows { entries: r },
-                system_id,
+                system_id: descriptor.id,
+                grant: Grant::of(descriptor),
             })
             .collect())
     }

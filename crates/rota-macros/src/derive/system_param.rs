@@ -187,7 +187,7 @@ fn expand(model: &Model) -> TokenStream {
             fn init_state() -> Self::State {
                 (#(<#state_tys as ::rota::__private::SystemParam>::init_state(),)*)
             }
-            fn fetch<'__rota_w, #system>(
+            fn fetch<'__rota_w, #system: ::rota::__private::SystemMarker>(
                 context: &mut ::rota::__private::SystemContext<'__rota_w>,
                 state: &'__rota_w mut Self::State,
             ) -> Self::Item<'__rota_w, #system> {

@@ -184,6 +184,7 @@ pub(crate) fn expand(model: &Model) -> TokenStream {
                 struct #marker;
 
                 impl ::rota::__private::Marker for #marker {}
+                impl ::rota::__private::SystemMarker for #marker {}
                 impl ::rota::__private::SystemSeal for #marker {}
                 const _: () = { #(#declarable)* };
                 #impls
