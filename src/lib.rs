@@ -187,6 +187,19 @@ pub mod __private {
     /// resource (see `Declarable`'s message).
     pub const fn assert_declarable<T: Declarable>() {}
 
+    /// Fails to compile for a type in `defers(..)` that is not a component: `Commands` insert,
+    /// remove and spawn components; a resource is changed through `ResMut`.
+    pub const fn assert_deferrable<T: Deferrable>() {}
+
+    /// What `defers(..)` accepts: components.
+    #[diagnostic::on_unimplemented(
+        message = "`{Self}` cannot be declared in `defers(..)`: it is not a Component",
+        label = "not a Component",
+        note = "`defers(..)` lets a system's `Commands` insert, remove or spawn a component; a resource is changed through `ResMut`, declared in `writes(..)`"
+    )]
+    pub trait Deferrable {}
+    impl<T: Component> Deferrable for T {}
+
     /// Fails to compile for a type in `sends(..)`/`receives(..)` that is not an event (see
     /// `Event`'s message).
     pub const fn assert_event<E: Event>() {}

@@ -398,7 +398,7 @@ fn downcast_mut<T: Component>(values: &mut AnyValues) -> &mut [T] {
 #[cold]
 fn type_mismatch<T: Component>() -> ! {
     panic!(
-        "rota internal invariant violated: the store registered for `{}` has another type",
+        "the store registered for component `{}` holds another type: two component types share one registry number or unique key (a hand-written `Component` impl? derive it instead)",
         T::NAME
     )
 }
@@ -406,6 +406,6 @@ fn type_mismatch<T: Component>() -> ! {
 #[cold]
 fn borrow_conflict(system: &str, component: &str) -> ! {
     panic!(
-        "rota internal invariant violated: `{system}` borrows component `{component}` twice and one borrow writes it (the aliasing checks should have refused this)"
+        "system `{system}` borrows component `{component}` twice and one borrow writes it: an access the compile-time aliasing checks did not see (a hand-written `SystemParam`, `System` or query impl?)"
     )
 }

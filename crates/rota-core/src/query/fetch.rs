@@ -11,8 +11,8 @@ use super::column::{
     optional_run, required_run, split_joined,
 };
 use super::{
-    Access, AccessSink, Borrows, ConstAccess, JoinPlan, Mode, QueryData, ReadOnlyQueryData, Role,
-    Sealed, Space,
+    Access, AccessSink, Borrows, ConstAccess, JoinPlan, Mode, QueryData, ReadOnly,
+    ReadOnlyQueryData, Role, Sealed, Space,
 };
 use crate::component::Component;
 use crate::entity::Entity;
@@ -296,7 +296,9 @@ impl_component_element!(&T, ReadColumn, Mode::Read, ReadOf, optional: Role::Merg
 // counting from the run's end (`WriteColumn::flush`), which a merged run does not line up with.
 impl_component_element!(&mut T, WriteColumn, Mode::Write, WriteOf, optional: Role::Optional,
     item: &'w mut T, slice: &'w mut [T], run: slice::IterMut<'w, T>, one: slice::from_mut);
+impl<T: Component> ReadOnly for &T {}
 impl<T: Component> ReadOnlyQueryData for &T {}
+impl<T: Component> ReadOnly for Option<&T> {}
 impl<T: Component> ReadOnlyQueryData for Option<&T> {}
 
 /// The items of an element that touches no store (`Entity`, `()`): no fetch state, no access,
@@ -360,6 +362,7 @@ impl QueryData for Entity {
         None
     }
 }
+impl ReadOnly for Entity {}
 impl ReadOnlyQueryData for Entity {}
 
 /// The items of one run of an [`Entity`] element: the run's entities.
@@ -470,6 +473,7 @@ macro_rules! impl_filter {
                 (!($matches)(has)).then_some(($mismatch, T::NAME))
             }
         }
+        impl<T: Component> ReadOnly for $filter<T> {}
         impl<T: Component> ReadOnlyQueryData for $filter<T> {}
     };
 }
@@ -604,6 +608,7 @@ macro_rules! impl_tick_filter {
                 }
             }
         }
+        impl<T: Component> ReadOnly for $filter<T> {}
         impl<T: Component> ReadOnlyQueryData for $filter<T> {}
     };
 }
@@ -628,6 +633,7 @@ impl QueryData for () {
         None
     }
 }
+impl ReadOnly for () {}
 impl ReadOnlyQueryData for () {}
 
 /// The items of one run of a tuple query: its elements' runs, advanced together.
@@ -733,6 +739,7 @@ macro_rules! impl_query_tuple {
                 $($Q::flush(&mut f.$i, left);)+
             }
         }
+        impl<$($Q: ReadOnlyQueryData),+> ReadOnly for ($($Q,)+) {}
         impl<$($Q: ReadOnlyQueryData),+> ReadOnlyQueryData for ($($Q,)+) {}
 
         impl<$($Q: Iterator),+> Iterator for TupleWalk<zip_type!($($Q),+), ($($Q,)+)> {

@@ -46,8 +46,12 @@ use crate::store::index::StoreIndex;
 mod sealed {
     /// Only rota's own query elements implement [`QueryData`](super::QueryData).
     pub trait Sealed {}
+    /// Only rota's read-only query elements implement
+    /// [`ReadOnlyQueryData`](super::ReadOnlyQueryData) (`&mut T` is a local type wherever `T`
+    /// is, so without this a crate could declare its own `&mut T` read-only).
+    pub trait ReadOnly {}
 }
-pub(crate) use sealed::Sealed;
+pub(crate) use sealed::{ReadOnly, Sealed};
 
 /// A type that describes what a query fetches for each entity.
 ///
@@ -171,5 +175,6 @@ pub trait QueryData: Sealed {
     }
 }
 
-/// A [`QueryData`] that only reads, so it can run through `&World` and share stores.
-pub trait ReadOnlyQueryData: QueryData {}
+/// A [`QueryData`] that only reads, so it can run through `&World` and share stores. Sealed, as
+/// `QueryData` is.
+pub trait ReadOnlyQueryData: QueryData + ReadOnly {}

@@ -187,7 +187,7 @@ pub(crate) fn downcast_mut<T: Component>(store: &mut dyn ErasedStore) -> &mut St
 #[cold]
 fn mismatch<T: Component>() -> ! {
     panic!(
-        "rota internal invariant violated: the store registered for `{}` has another type",
+        "the store registered for component `{}` holds another type: two component types share one registry number or unique key (a hand-written `Component` impl? derive it instead)",
         std::any::type_name::<T>()
     )
 }

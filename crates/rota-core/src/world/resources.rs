@@ -179,7 +179,7 @@ pub(crate) fn downcast_resource_mut<R: Resource>(value: &mut (dyn Any + Send + S
 #[cold]
 fn resource_mismatch<R: Resource>() -> ! {
     panic!(
-        "rota internal invariant violated: the resource registered for `{}` has another type",
+        "rota internal invariant violated: the resource registered for `{}` has another type (resources are keyed by `TypeId`)",
         std::any::type_name::<R>()
     )
 }

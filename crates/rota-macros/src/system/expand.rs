@@ -58,17 +58,20 @@ pub(crate) fn expand(model: &Model) -> TokenStream {
 
     let sends: Vec<&Type> = model.sends.iter().map(|d| &d.ty).collect();
     let receives: Vec<&Type> = model.receives.iter().map(|d| &d.ty).collect();
-    let declarable = reads
-        .iter()
-        .chain(&writes)
-        .chain(&defers)
-        .map(|ty| quote_spanned! {ty.span()=> ::rota::__private::assert_declarable::<#ty>(); })
-        .chain(
-            sends
-                .iter()
-                .chain(&receives)
-                .map(|ty| quote_spanned! {ty.span()=> ::rota::__private::assert_event::<#ty>(); }),
-        );
+    let declarable =
+        reads
+            .iter()
+            .chain(&writes)
+            .chain(&defers)
+            .map(|ty| quote_spanned! {ty.span()=> ::rota::__private::assert_declarable::<#ty>(); })
+            .chain(defers.iter().map(
+                |ty| quote_spanned! {ty.span()=> ::rota::__private::assert_deferrable::<#ty>(); },
+            ))
+            .chain(
+                sends.iter().chain(&receives).map(
+                    |ty| quote_spanned! {ty.span()=> ::rota::__private::assert_event::<#ty>(); },
+                ),
+            );
     let impls = {
         let r = reads.iter().map(|ty| {
             quote_spanned! {ty.span()=> impl ::rota::__private::Reads<#ty> for #marker {} }

@@ -64,6 +64,14 @@ pub(crate) fn validate(model: &Model) -> syn::Result<()> {
     ] {
         duplicates(list, what, name, &mut errors);
     }
+    for path in &model.after {
+        if path.is_ident(name) {
+            errors.push(syn::Error::new_spanned(
+                path,
+                format!("system `{name}` cannot run after itself: `after(..)` names other systems"),
+            ));
+        }
+    }
     if let Some(lit) = &model.every_ticks {
         match lit.base10_parse::<u64>() {
             Ok(0) => errors.push(syn::Error::new_spanned(
