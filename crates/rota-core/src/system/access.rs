@@ -78,10 +78,15 @@ impl<S: Defers<T>, T: Component> DeferredBy<S> for T {}
 pub struct Unrestricted;
 
 impl Marker for Unrestricted {}
+#[diagnostic::do_not_recommend]
 impl<T: ?Sized> Reads<T> for Unrestricted {}
+#[diagnostic::do_not_recommend]
 impl<T: ?Sized> Writes<T> for Unrestricted {}
+#[diagnostic::do_not_recommend]
 impl<T: ?Sized> Defers<T> for Unrestricted {}
+#[diagnostic::do_not_recommend]
 impl<E: ?Sized> Sends<E> for Unrestricted {}
+#[diagnostic::do_not_recommend]
 impl<E: ?Sized> Receives<E> for Unrestricted {}
 
 /// Whether a declared type is a component or a resource.
