@@ -283,3 +283,45 @@ fn removing_child_of_behind_the_hierarchys_back_is_reported_by_the_invariant_che
         "{error}"
     );
 }
+
+/// Swaps the values of component `T` on the first two entities that hold it, through `&mut`:
+/// the one way left to corrupt the hierarchy (the values cannot be copied or built).
+fn swap_first_two<T: rota::Component>(world: &mut World) {
+    let mut values: Vec<&mut T> = world.query_mut::<&mut T>().collect();
+    let (a, b) = values.split_at_mut(1);
+    std::mem::swap(a[0], b[0]);
+}
+
+#[test]
+fn a_parent_cycle_made_by_swapping_is_refused_by_set_parent_not_walked_forever() {
+    // r <- a <- b; swapping the two `ChildOf`s makes `a` its own parent.
+    let mut world = World::new();
+    let [r, a, b, c] = [(); 4].map(|_| world.spawn());
+    world.set_parent(a, r).unwrap();
+    world.set_parent(b, a).unwrap();
+    swap_first_two::<rota::ChildOf>(&mut world);
+    assert_eq!(world.parent(a), Some(a));
+    assert!(world.check_invariants().is_err());
+    assert_eq!(
+        world.set_parent(c, a),
+        Err(HierarchyError::Cycle {
+            child: c,
+            parent: a
+        })
+    );
+    assert!(world.parent(c).is_none(), "a refusal changes nothing");
+}
+
+#[test]
+fn a_children_cycle_made_by_swapping_still_ends_despawn_recursive() {
+    // p <- c <- d; swapping the two `Children` makes `c` list itself.
+    let mut world = World::new();
+    let [p, c, d, other] = [(); 4].map(|_| world.spawn());
+    world.set_parent(c, p).unwrap();
+    world.set_parent(d, c).unwrap();
+    swap_first_two::<rota::Children>(&mut world);
+    assert_eq!(world.children(c), [c]);
+    assert_eq!(world.despawn_recursive(c), Ok(1));
+    assert!(!world.is_alive(c));
+    assert!(world.is_alive(other));
+}

@@ -18,24 +18,30 @@
 //! despawned entity leaves its parent's `Children`, and its children become roots. Use
 //! [`World::despawn_recursive`] to despawn a whole subtree.
 //!
-//! Neither component can be built outside rota-core, so `World::insert` cannot forge one. What
-//! types cannot prevent: removing them with `World::remove::<ChildOf>` (or `World::delete`) or
-//! swapping two values through `&mut` bypasses the bookkeeping; `check_invariants` reports the
-//! damage.
+//! Neither component can be built outside rota-core, nor copied or cloned there, so
+//! `World::insert` cannot forge one (`tests/ui/seal/forge-*`). What types cannot prevent:
+//! removing them with `World::remove::<ChildOf>` (or `World::delete`) or swapping two values
+//! through `&mut` bypasses the bookkeeping; `check_invariants` reports the damage, and the
+//! hierarchy's own walks stay finite on it — `set_parent` refuses an edge into a parent cycle
+//! (as `HierarchyError::Cycle`), `despawn_recursive` visits each entity once.
 
+use std::collections::BTreeSet;
 use std::sync::atomic::AtomicU32;
 
 use crate::checksum::{StableHash, StableHashFn};
 use crate::component::Component;
 use crate::entity::Entity;
 use crate::error::{EntityNotAlive, HierarchyError};
-use crate::snapshot::SnapshotPolicy;
+use crate::snapshot::{Cloning, SnapshotPolicy};
 use crate::system::{AccessKind, Declarable};
 use crate::world::World;
 
 /// The parent of the entity holding it. Read it in queries (`Query<&ChildOf>`); change it with
 /// [`World::set_parent`] / [`World::remove_parent`] or their `Commands` twins.
-#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+///
+/// Neither `Clone` nor `Copy`, and not constructible outside rota: a value cannot be taken from
+/// one entity and inserted on another (which would make a parent link its parent does not list).
+#[derive(Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct ChildOf(Entity);
 
 impl ChildOf {
@@ -48,7 +54,18 @@ impl ChildOf {
 impl Component for ChildOf {
     const NAME: &'static str = "ChildOf";
     const UNIQUE_KEY: Option<&'static str> = Some("rota_core::hierarchy::ChildOf");
-    const SNAPSHOT: SnapshotPolicy<Self> = SnapshotPolicy::CLONE;
+    /// Copied by snapshots like a `Clone` type, through functions private to rota (the type
+    /// is not `Clone`, see its docs).
+    const SNAPSHOT: SnapshotPolicy<Self> = SnapshotPolicy {
+        cloning: Some(Cloning {
+            column_from: |to, from| {
+                to.clear();
+                to.extend(from.iter().map(|c| ChildOf(c.0)));
+            },
+            value: |c| ChildOf(c.0),
+            value_from: |to, from| to.0 = from.0,
+        }),
+    };
     fn stable_hash_fn() -> Option<StableHashFn<Self>> {
         Some(|c, h| c.0.stable_hash(h))
     }
@@ -62,7 +79,9 @@ impl Component for ChildOf {
 }
 
 /// The children of the entity holding it, in ascending slot order (never empty).
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+///
+/// Not `Clone` and not constructible outside rota, for the same reason as [`ChildOf`].
+#[derive(Debug, PartialEq, Eq, Hash)]
 pub struct Children(Vec<Entity>);
 
 impl Children {
@@ -87,7 +106,21 @@ impl Declarable for Children {
 impl Component for Children {
     const NAME: &'static str = "Children";
     const UNIQUE_KEY: Option<&'static str> = Some("rota_core::hierarchy::Children");
-    const SNAPSHOT: SnapshotPolicy<Self> = SnapshotPolicy::CLONE;
+    /// As for `ChildOf`.
+    const SNAPSHOT: SnapshotPolicy<Self> = SnapshotPolicy {
+        cloning: Some(Cloning {
+            column_from: |to, from| {
+                to.truncate(from.len());
+                let kept = to.len();
+                for (to, from) in to.iter_mut().zip(from) {
+                    to.0.clone_from(&from.0);
+                }
+                to.extend(from[kept..].iter().map(|c| Children(c.0.clone())));
+            },
+            value: |c| Children(c.0.clone()),
+            value_from: |to, from| to.0.clone_from(&from.0),
+        }),
+    };
     fn stable_hash_fn() -> Option<StableHashFn<Self>> {
         Some(|c, h| c.0.stable_hash(h))
     }
@@ -158,12 +191,17 @@ impl World {
             return Err(HierarchyError::ParentNotAlive(parent));
         }
         // Walk up from the parent: meeting the child means the new edge closes a cycle. The
-        // walk ends because the hierarchy has none (an invariant).
+        // hierarchy has none (an invariant), but `&mut` access to `ChildOf` can swap values
+        // into one; a walk longer than there are parents is in such a cycle, and the new
+        // edge, which would join it, is refused as well.
+        let parents = self.store::<ChildOf>().map_or(0, |s| s.len());
         let mut at = Some(parent);
+        let mut steps = 0;
         while let Some(e) = at {
-            if e == child {
+            if e == child || steps > parents {
                 return Err(HierarchyError::Cycle { child, parent });
             }
+            steps += 1;
             at = self.parent(e);
         }
         Ok(())
@@ -203,11 +241,17 @@ impl World {
             return Err(EntityNotAlive(entity));
         }
         self.detach_from_parent(entity);
+        // Each entity once: the hierarchy has no cycles, but `&mut` access to `Children` can
+        // swap values into one, and the walk must still end.
+        let mut seen = BTreeSet::from([entity.slot()]);
         let mut subtree = vec![entity];
         let mut next = 0;
         while next < subtree.len() {
-            let children = self.children(subtree[next]).to_vec();
-            subtree.extend(children);
+            for &child in self.children(subtree[next]) {
+                if seen.insert(child.slot()) {
+                    subtree.push(child);
+                }
+            }
             next += 1;
         }
         Ok(self.despawn_batch(subtree))
