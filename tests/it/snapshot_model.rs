@@ -22,7 +22,8 @@
 use proptest::collection::vec;
 use proptest::prelude::*;
 use rota::{
-    ChecksumError, Component, Entity, Resource, SnapshotError, StableHash, StableHasher, World,
+    ChecksumError, Component, Entity, Event, Resource, SnapshotError, StableHash, StableHasher,
+    World,
 };
 
 #[derive(Component, StableHash, Clone, Copy, Debug, PartialEq)]
@@ -474,6 +475,41 @@ fn full_checksum_names_what_it_cannot_hash() {
         }
     );
     assert!(err.to_string().contains("`UnhashedRes`"), "{err}");
+}
+
+#[derive(Event, Clone, Debug)]
+struct UnhashedEvent(#[allow(dead_code)] u32);
+
+#[derive(Event, StableHash, Clone, Debug)]
+struct Hit(u32);
+
+/// Events are state: a channel holding events of a type with no stable hash blocks the
+/// checksum (an empty channel does not), and two worlds that differ only in an event's payload
+/// hash apart.
+#[test]
+fn full_checksum_covers_events_or_names_the_event_it_cannot_hash() {
+    let mut world = World::new();
+    world.init_events::<UnhashedEvent>(4);
+    assert!(
+        world.full_checksum().is_ok(),
+        "an empty channel is no payload"
+    );
+    world.send_event(UnhashedEvent(1));
+    let err = world.full_checksum().unwrap_err();
+    assert_eq!(
+        err,
+        ChecksumError::EventNotHashable {
+            event: "UnhashedEvent"
+        }
+    );
+    assert!(err.to_string().contains("event `UnhashedEvent`"), "{err}");
+
+    let (mut a, mut b) = (World::new(), World::new());
+    a.send_event(Hit(1));
+    b.send_event(Hit(2));
+    assert_ne!(a.full_checksum().unwrap(), b.full_checksum().unwrap());
+    b.restore(&a.snapshot().unwrap());
+    assert_eq!(a.full_checksum().unwrap(), b.full_checksum().unwrap());
 }
 
 #[test]

@@ -63,6 +63,14 @@ pub trait Event: Clone + Send + Sync + 'static {
     const NAME: &'static str;
     /// A string no other event type shares (see `Component::UNIQUE_KEY`).
     const UNIQUE_KEY: Option<&'static str>;
+
+    /// How [`World::full_checksum`](crate::World::full_checksum) hashes one event, if it can:
+    /// the derive returns `Some` when the type implements
+    /// [`StableHash`](crate::checksum::StableHash), as for components. A channel holding events
+    /// of a type without one makes `full_checksum` an error naming it.
+    fn stable_hash_fn() -> Option<StableHashFn<Self>> {
+        None
+    }
 }
 
 /// Identifies a system's reader: the system marker's `TypeId` and the reader's position among
@@ -94,9 +102,9 @@ impl<E: Event> Resource for Events<E> {
     const SNAPSHOT: SnapshotPolicy<Self> = SnapshotPolicy::CLONE;
 
     /// The channel's positions — sequence numbers, capacity, and the readers' cursors (as a
-    /// sorted list: their keys hold `TypeId`s, which differ between builds) — not the payloads,
-    /// which need not be `StableHash`. A payload that differs shows up in the checksum as soon
-    /// as a reader acts on it.
+    /// sorted list: their keys hold `TypeId`s, which differ between builds) — and every
+    /// retained event, oldest first, by [`Event::stable_hash_fn`]. While the channel holds an
+    /// event whose type has none, the channel cannot be hashed (`__hashable`).
     fn stable_hash_fn() -> Option<StableHashFn<Self>> {
         Some(|events, h| {
             events.first.stable_hash(h);
@@ -105,8 +113,19 @@ impl<E: Event> Resource for Events<E> {
             let mut cursors: Vec<u64> = events.cursors.values().copied().collect();
             cursors.sort_unstable();
             cursors.stable_hash(h);
+            if let Some(hash) = E::stable_hash_fn() {
+                for event in &events.queue {
+                    hash(event, h);
+                }
+            }
         })
     }
+
+    fn __hashable(&self) -> bool {
+        self.queue.is_empty() || E::stable_hash_fn().is_some()
+    }
+
+    const __EVENTS: bool = true;
 }
 
 impl<E> Events<E> {

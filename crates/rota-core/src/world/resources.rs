@@ -28,6 +28,8 @@ pub(crate) struct ResourceFns {
     /// Hashes the value; `false` if the type has no stable hash.
     pub(crate) stable_hash: fn(&(dyn Any + Send + Sync), &mut StableHasher) -> bool,
     pub(crate) type_name: fn() -> &'static str,
+    /// An event channel (`Events<E>`, named after `E`).
+    pub(crate) events: bool,
     /// `SnapshotPolicy::EXCLUDED`: a present value blocks snapshots.
     pub(crate) excluded: bool,
 }
@@ -47,14 +49,18 @@ impl ResourceFns {
                     );
                 }
             },
-            stable_hash: |value, h| match R::stable_hash_fn() {
-                Some(hash) => {
-                    hash(downcast_resource::<R>(value), h);
-                    true
+            stable_hash: |value, h| {
+                let value = downcast_resource::<R>(value);
+                match R::stable_hash_fn() {
+                    Some(hash) if value.__hashable() => {
+                        hash(value, h);
+                        true
+                    }
+                    _ => false,
                 }
-                None => false,
             },
             type_name: std::any::type_name::<R>,
+            events: R::__EVENTS,
             excluded: !R::SNAPSHOT.is_cloned(),
         }
     }

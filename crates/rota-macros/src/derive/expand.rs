@@ -69,13 +69,16 @@ pub(crate) fn expand(model: &Model, kind: Kind, clone_check: CloneCheck) -> Toke
     // `Some(StableHash::stable_hash)` exactly when the type implements `StableHash`: method
     // resolution prefers the impl on `&HashProbe<T>` (bounded by `T: StableHash`) over the
     // fallback on `HashProbe<T>` (autoref specialisation; resolved per concrete type).
-    let snapshot_and_hash = quote! {
-        const SNAPSHOT: ::rota::__private::SnapshotPolicy<Self> = #policy;
+    let hash = quote! {
         fn stable_hash_fn() -> ::core::option::Option<::rota::__private::StableHashFn<Self>> {
             #[allow(unused_imports)]
             use ::rota::__private::{HashProbeFallback as _, HashProbeStableHash as _};
             (&&::rota::__private::HashProbe::<Self>::new()).stable_hash_fn()
         }
+    };
+    let snapshot_and_hash = quote! {
+        const SNAPSHOT: ::rota::__private::SnapshotPolicy<Self> = #policy;
+        #hash
     };
     let body = match kind {
         // A static inside a generic impl would be shared by every instantiation.
@@ -87,7 +90,7 @@ pub(crate) fn expand(model: &Model, kind: Kind, clone_check: CloneCheck) -> Toke
             }
         },
         Kind::Component | Kind::Resource => snapshot_and_hash,
-        Kind::Event => quote!(),
+        Kind::Event => hash,
     };
     let trait_name = format_ident!("{}", kind.trait_name());
     // Components and resources can be declared in `reads(..)`/`writes(..)`; events go through
