@@ -240,6 +240,11 @@ fn an_empty_spawn_batch_changes_nothing() {
     assert!(world.spawn_batch(std::iter::empty::<(A,)>()).is_empty());
     assert_eq!(world.store::<A>().unwrap().dense_entities(), dense);
     assert_eq!(world.len(), 3);
+    // Nor does it register a store for a type never spawned.
+    let names: Vec<&str> = world.component_names().collect();
+    assert!(world.spawn_batch(std::iter::empty::<(B,)>()).is_empty());
+    assert!(world.store::<B>().is_none());
+    assert_eq!(world.component_names().collect::<Vec<_>>(), names);
     world.check_invariants().unwrap();
 }
 

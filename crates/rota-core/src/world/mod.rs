@@ -373,11 +373,12 @@ impl World {
         // Never take more bundles than there are slots left, so an endless iterator ends.
         let room = self.entities.spawnable();
         let mut bundles = bundles.into_iter().take(room);
-        let indices = B::register(self);
-        // An empty batch changes nothing (opening the stores could compact them).
+        // An empty batch changes nothing: no store registered, none opened (opening one could
+        // compact it).
         let Some(first) = bundles.next() else {
             return Vec::new();
         };
+        let indices = B::register(self);
         let hint = bundles.size_hint().0.saturating_add(1);
         B::reserve(&mut self.stores, &indices, hint);
         // A size hint may lie: the room is asked for, not required.
