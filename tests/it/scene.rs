@@ -544,3 +544,39 @@ fn hand_written_files_with_sparse_ids_load_and_remap() {
     assert_eq!(world.parent(b), Some(a));
     world.check_invariants().unwrap();
 }
+
+/// A deep hierarchy, and a tree whose file lists parents before, after and between their
+/// children, load with exactly the saved links (the loader attaches the deepest edges first;
+/// the result cannot depend on that order) and pass the invariants.
+#[test]
+fn deep_and_mixed_order_hierarchies_load_with_every_link() {
+    let mut world = World::new();
+    let nodes: Vec<Entity> = (0..3_000).map(|_| world.spawn()).collect();
+    // A chain listed top-down (each parent before its child)…
+    for pair in nodes[..2_000].windows(2) {
+        world.set_parent(pair[1], pair[0]).unwrap();
+    }
+    // …and a tree whose parents come after some children and before others.
+    for (k, &child) in nodes[2_000..].iter().enumerate() {
+        if k % 7 != 0 {
+            let parent = nodes[2_000 + (k * 31 + 5) % 1_000];
+            let _ = world.set_parent(child, parent); // cycles refused, as they would be anyway
+        }
+    }
+    world.check_invariants().unwrap();
+    let text = save::<()>(&world).unwrap();
+    let mut fresh = World::new();
+    let report = load::<()>(&mut fresh, &text).unwrap();
+    fresh.check_invariants().unwrap();
+    let position = |e: Entity| nodes.iter().position(|&n| n == e).unwrap();
+    for (k, &old) in nodes.iter().enumerate() {
+        let new = report.entities[k];
+        assert_eq!(
+            fresh
+                .parent(new)
+                .map(|p| report.entities.iter().position(|&n| n == p).unwrap()),
+            world.parent(old).map(position),
+            "node {k}"
+        );
+    }
+}
