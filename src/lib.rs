@@ -191,6 +191,23 @@ pub mod __private {
     /// remove and spawn components; a resource is changed through `ResMut`.
     pub const fn assert_deferrable<T: Deferrable>() {}
 
+    /// Fails to compile for `Children` in `defers(..)`: only the hierarchy's methods change it.
+    pub const fn assert_deferrable_hierarchy<T: Declarable>() {
+        assert!(
+            T::__HIERARCHY != 2,
+            "`Children` cannot be declared in `defers(..)`: the hierarchy changes only through `Commands::set_parent`/`remove_parent`, which need `defers(ChildOf)`"
+        );
+    }
+
+    /// Fails to compile for `ChildOf` or `Children` in `writes(..)`: a `&mut` could swap two
+    /// links behind the hierarchy's back.
+    pub const fn assert_writable<T: Declarable>() {
+        assert!(
+            T::__HIERARCHY == 0,
+            "`ChildOf` and `Children` cannot be declared in `writes(..)`: the hierarchy changes only through `Commands::set_parent`/`remove_parent` (declare `defers(ChildOf)`); read it with `reads(..)`"
+        );
+    }
+
     /// What `defers(..)` accepts: components.
     #[diagnostic::on_unimplemented(
         message = "`{Self}` cannot be declared in `defers(..)`: it is not a Component",

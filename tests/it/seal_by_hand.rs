@@ -178,3 +178,25 @@ fn systems_can_declare_and_change_the_hierarchy() {
     assert_eq!(world.parent(ids[2]), Some(ids[0]));
     assert!(world.run(family).is_clean());
 }
+
+#[system(reads(Pos), defers(ChildOf))]
+fn orphan_all(q: Query<Entity, rota::With<Pos>>, mut commands: Commands) {
+    for e in q.iter() {
+        commands.remove::<ChildOf>(e);
+    }
+}
+
+/// What `defers(ChildOf)` allows keeps the hierarchy whole: removing `ChildOf` through
+/// `Commands` is `remove_parent` (the parent's `Children` forgets the child too).
+#[test]
+fn removing_child_of_through_commands_keeps_the_hierarchy_whole() {
+    let mut world = World::new();
+    let ids = world.spawn_batch((0..3).map(|i| (Pos(i),)));
+    world.set_parent(ids[1], ids[0]).unwrap();
+    world.set_parent(ids[2], ids[0]).unwrap();
+    let report = world.run(orphan_all);
+    assert!(report.is_clean(), "{report:?}");
+    world.check_invariants().unwrap();
+    assert!(ids.iter().all(|&e| world.parent(e).is_none()));
+    assert!(world.children(ids[0]).is_empty());
+}

@@ -229,29 +229,22 @@ struct Recorded {
 }
 
 impl Recorded {
-    /// Extends the last entry if it is a run of type `R`, else starts a new run.
-    fn push_run<R: Run>(&mut self, item: R::Item) {
-        self.len += 1;
+    /// Extends the last entry if it is a run of type `R`, else calls `starting` (which may
+    /// refuse the run by panicking: a system's declarations, see `Declared`) and starts a new
+    /// run. A command that extends a run was checked with the run's first.
+    fn push_run<R: Run>(&mut self, item: R::Item, starting: impl FnOnce()) {
         if let Some(Command::Run(last)) = self.ops.last_mut() {
             let last: &mut dyn Any = &mut **last;
             if let Some(run) = last.downcast_mut::<R>() {
                 run.items().push(item);
+                self.len += 1;
                 return;
             }
         }
+        starting();
         self.ops
             .push(Command::Run(Box::new(R::from_items(vec![item]))));
-    }
-
-    /// Whether the last entry is a run of type `R` (which the next `push_run::<R>` extends).
-    fn continues<R: Run>(&self) -> bool {
-        match self.ops.last() {
-            Some(Command::Run(last)) => {
-                let last: &dyn Any = &**last;
-                last.is::<R>()
-            }
-            _ => false,
-        }
+        self.len += 1;
     }
 
     fn push(&mut self, command: Command) {
@@ -325,6 +318,18 @@ pub struct Commands<'w, S = Unrestricted> {
 struct Declared {
     system: &'static str,
     defers: Arc<[TypeId]>,
+}
+
+impl Declared {
+    /// Panics unless the system may change the component `id`.
+    fn allow(&self, id: TypeId, name: &'static str) {
+        if !self.defers.contains(&id) {
+            panic!(
+                "system `{}` inserts, removes or spawns `{name}` through `Commands` but its descriptor does not declare it in `defers(..)` or `writes(..)`",
+                self.system
+            );
+        }
+    }
 }
 
 impl<S> Drop for Commands<'_, S> {
@@ -401,30 +406,32 @@ impl<'w, S> Commands<'w, S> {
             sink: Some(sink),
             declared: Some(Declared {
                 system: grant.system,
-                defers: Arc::clone(&grant.defers),
+                defers: grant.defers.clone().unwrap_or_default(),
             }),
             _system: PhantomData,
         }
     }
 
-    /// Panics unless this buffer may change the component `id` (always, outside a system).
-    fn allow(&self, id: TypeId, name: &'static str) {
-        if let Some(declared) = &self.declared
-            && !declared.defers.contains(&id)
-        {
-            panic!(
-                "system `{}` inserts, removes or spawns `{name}` through `Commands` but its descriptor does not declare it in `defers(..)` or `writes(..)`",
-                declared.system
-            );
-        }
+    /// Records `item` in a run of type `R`; a system's buffer checks the components `types`
+    /// lists against its declarations when the run starts.
+    #[inline]
+    fn push_run<R: Run>(
+        &mut self,
+        item: R::Item,
+        types: impl FnOnce(&mut dyn FnMut(TypeId, &'static str)),
+    ) {
+        let declared = &self.declared;
+        self.recorded.push_run::<R>(item, || {
+            if let Some(declared) = declared {
+                types(&mut |id, name| declared.allow(id, name));
+            }
+        });
     }
 
-    /// [`Commands::allow`] for every component a run of type `R` records, checked when the run
-    /// starts (a command that extends the last run was checked with it).
-    #[inline]
-    fn allow_run<R: Run>(&self, types: impl FnOnce(&mut dyn FnMut(TypeId, &'static str))) {
-        if self.declared.is_some() && !self.recorded.continues::<R>() {
-            types(&mut |id, name| self.allow(id, name));
+    /// Panics unless this buffer may change the component `id` (always, outside a system).
+    fn allow(&self, id: TypeId, name: &'static str) {
+        if let Some(declared) = &self.declared {
+            declared.allow(id, name);
         }
     }
 
@@ -460,9 +467,8 @@ impl<'w, S> Commands<'w, S> {
         &mut self,
         bundle: B,
     ) -> Result<Entity, SpawnError> {
-        self.allow_run::<SpawnRun<B>>(B::types);
         let entity = self.entities.reserve(&mut self.cursor)?;
-        self.recorded.push_run::<SpawnRun<B>>((entity, bundle));
+        self.push_run::<SpawnRun<B>>((entity, bundle), B::types);
         Ok(entity)
     }
 
@@ -472,8 +478,8 @@ impl<'w, S> Commands<'w, S> {
     }
 
     /// Records making `child` a child of `parent` ([`World::set_parent`]). A system needs
-    /// `ChildOf` in `defers(..)` or `writes(..)`: the hierarchy is that component (and
-    /// `Children`, kept with it).
+    /// `ChildOf` in `defers(..)`: the hierarchy is that component (and `Children`, kept with
+    /// it; neither can be declared in `writes(..)`).
     ///
     /// When applied, a refusal ([`HierarchyError`](crate::HierarchyError): a dead entity, a
     /// cycle) is reported as [`CommandError::Hierarchy`] or [`CommandError::EntityNotAlive`].
@@ -503,14 +509,18 @@ impl<'w, S> Commands<'w, S> {
 
     /// Records inserting (or replacing) `entity`'s `T`.
     pub fn insert<T: Component + DeferredBy<S>>(&mut self, entity: Entity, component: T) {
-        self.allow_run::<InsertRun<T>>(|each| each(TypeId::of::<T>(), T::NAME));
-        self.recorded.push_run::<InsertRun<T>>((entity, component));
+        self.push_run::<InsertRun<T>>((entity, component), |each| each(TypeId::of::<T>(), T::NAME));
     }
 
-    /// Records removing `entity`'s `T` (nothing happens if it has none).
+    /// Records removing `entity`'s `T` (nothing happens if it has none). Removing `ChildOf`
+    /// is [`Commands::remove_parent`]: the parent's `Children` forgets the entity too.
     pub fn remove<T: Component + DeferredBy<S>>(&mut self, entity: Entity) {
-        self.allow_run::<RemoveRun<T>>(|each| each(TypeId::of::<T>(), T::NAME));
-        self.recorded.push_run::<RemoveRun<T>>(entity);
+        if TypeId::of::<T>() == TypeId::of::<ChildOf>() {
+            self.allow(TypeId::of::<ChildOf>(), ChildOf::NAME);
+            self.recorded.push(Command::RemoveParent(entity));
+            return;
+        }
+        self.push_run::<RemoveRun<T>>(entity, |each| each(TypeId::of::<T>(), T::NAME));
     }
 }
 
@@ -798,7 +808,7 @@ mod tests {
         let grant = Grant {
             system: "sneak",
             commands: true,
-            defers: Arc::new([]),
+            defers: Some(Arc::new([])),
             sends: Vec::new(),
         };
         let mut commands: Commands<'_, Unrestricted> =

@@ -124,15 +124,4 @@ pub trait Resource: 'static + Send + Sync + Sized {
     fn stable_hash_fn() -> Option<StableHashFn<Self>> {
         None
     }
-
-    /// rota's own code only: whether `stable_hash_fn` covers this value — always, except for
-    /// an event channel holding events of a type with no stable hash.
-    #[doc(hidden)]
-    fn __hashable(&self) -> bool {
-        true
-    }
-
-    /// rota's own code only: whether this is an event channel (`Events<E>`), for messages.
-    #[doc(hidden)]
-    const __EVENTS: bool = false;
 }

@@ -272,15 +272,6 @@ pub enum ChecksumError {
         /// The component's name.
         component: &'static str,
     },
-    /// An event channel holds events of a type with no stable hash.
-    #[error(
-        "event `{event}` has no stable hash, and its channel holds events, so a whole-world \
-         checksum cannot cover them; add #[derive(StableHash)] to `{event}`"
-    )]
-    EventNotHashable {
-        /// The event type's name.
-        event: &'static str,
-    },
     /// A resource in the world has no stable hash.
     #[error(
         "resource `{resource}` has no stable hash, so a whole-world checksum cannot cover it; \

@@ -66,8 +66,9 @@ pub trait Event: Clone + Send + Sync + 'static {
 
     /// How [`World::full_checksum`](crate::World::full_checksum) hashes one event, if it can:
     /// the derive returns `Some` when the type implements
-    /// [`StableHash`](crate::checksum::StableHash), as for components. A channel holding events
-    /// of a type without one makes `full_checksum` an error naming it.
+    /// [`StableHash`](crate::checksum::StableHash), as for components (and, as for them, not
+    /// for a generic type). Without one, the checksum covers the channel's positions but not
+    /// its payloads.
     fn stable_hash_fn() -> Option<StableHashFn<Self>> {
         None
     }
@@ -103,8 +104,11 @@ impl<E: Event> Resource for Events<E> {
 
     /// The channel's positions — sequence numbers, capacity, and the readers' cursors (as a
     /// sorted list: their keys hold `TypeId`s, which differ between builds) — and every
-    /// retained event, oldest first, by [`Event::stable_hash_fn`]. While the channel holds an
-    /// event whose type has none, the channel cannot be hashed (`__hashable`).
+    /// retained event, oldest first, by [`Event::stable_hash_fn`] when the event type has one.
+    /// An event type without one (not `StableHash`, or generic) leaves its payloads out: a
+    /// payload that differs then shows up in the checksum once a reader acts on it. (Making
+    /// that an error would make `full_checksum` fail or not depending on whether a channel
+    /// happens to hold events at that tick.)
     fn stable_hash_fn() -> Option<StableHashFn<Self>> {
         Some(|events, h| {
             events.first.stable_hash(h);
@@ -120,12 +124,6 @@ impl<E: Event> Resource for Events<E> {
             }
         })
     }
-
-    fn __hashable(&self) -> bool {
-        self.queue.is_empty() || E::stable_hash_fn().is_some()
-    }
-
-    const __EVENTS: bool = true;
 }
 
 impl<E> Events<E> {

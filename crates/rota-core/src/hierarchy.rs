@@ -18,12 +18,16 @@
 //! despawned entity leaves its parent's `Children`, and its children become roots. Use
 //! [`World::despawn_recursive`] to despawn a whole subtree.
 //!
-//! Neither component can be built outside rota-core, nor copied or cloned there, so
-//! `World::insert` cannot forge one (`tests/ui/seal/forge-*`). What types cannot prevent:
-//! removing them with `World::remove::<ChildOf>` (or `World::delete`) or swapping two values
-//! through `&mut` bypasses the bookkeeping; `check_invariants` reports the damage, and the
-//! hierarchy's own walks stay finite on it — `set_parent` refuses an edge into a parent cycle
-//! (as `HierarchyError::Cycle`), `despawn_recursive` visits each entity once.
+//! Neither component can be built outside rota-core, nor copied or cloned
+//! (`tests/ui/seal/forge-*`), and a system cannot change them behind the hierarchy's back:
+//! `writes(..)` of either and `defers(Children)` are compile errors, and what `defers(ChildOf)`
+//! allows keeps the invariants (`Commands::set_parent`, `remove_parent`, and
+//! `Commands::remove::<ChildOf>`, which is `remove_parent`). What types cannot prevent, with a
+//! `&mut World`: `World::remove::<ChildOf>` (or `World::delete`) bypasses the bookkeeping and
+//! returns an owned value that `World::insert` can put on another entity, and a
+//! `query_mut::<&mut ChildOf>()` can swap two values. `check_invariants` reports the damage, and
+//! the hierarchy's own walks stay finite on it — `set_parent` refuses an edge into a parent
+//! cycle (as `HierarchyError::Cycle`), `despawn_recursive` visits each entity once.
 
 use std::collections::BTreeSet;
 use std::sync::atomic::AtomicU32;
@@ -91,16 +95,19 @@ impl Children {
     }
 }
 
-/// So a system can declare the hierarchy: `defers(ChildOf)` or `writes(ChildOf)` for
-/// `Commands::set_parent`/`remove_parent`, `reads(ChildOf)`/`reads(Children)` to query it.
+/// So a system can declare the hierarchy: `defers(ChildOf)` for `Commands::set_parent` /
+/// `remove_parent`, `reads(ChildOf)`/`reads(Children)` to query it. `writes(..)` of either
+/// (a `&mut` that could swap two links) and `defers(Children)` are compile errors.
 impl Declarable for ChildOf {
     const KIND: AccessKind = AccessKind::Component;
     const NAME: &'static str = "ChildOf";
+    const __HIERARCHY: u8 = 1;
 }
 
 impl Declarable for Children {
     const KIND: AccessKind = AccessKind::Component;
     const NAME: &'static str = "Children";
+    const __HIERARCHY: u8 = 2;
 }
 
 impl Component for Children {

@@ -112,6 +112,11 @@ pub trait Declarable: 'static {
     const KIND: AccessKind;
     /// The type's name, for descriptors and messages.
     const NAME: &'static str;
+    /// rota's own code only: `ChildOf` (1) and `Children` (2), which only the hierarchy's
+    /// methods change — so neither can be declared in `writes(..)`, nor `Children` in
+    /// `defers(..)` (`defers(ChildOf)` is what `Commands::set_parent` needs).
+    #[doc(hidden)]
+    const __HIERARCHY: u8 = 0;
 }
 
 /// Type-level access: reads `T` (values, or membership for filters).

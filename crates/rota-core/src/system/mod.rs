@@ -311,8 +311,9 @@ pub(crate) struct Grant {
     pub(crate) system: &'static str,
     /// The descriptor records a `Commands` parameter.
     pub(crate) commands: bool,
-    /// The components in `writes(..)` and `defers(..)`.
-    pub(crate) defers: Arc<[TypeId]>,
+    /// The components in `writes(..)` and `defers(..)`, if it records `Commands` (built per
+    /// system per tick: nothing is allocated for a system without them).
+    pub(crate) defers: Option<Arc<[TypeId]>>,
     /// The event channels (`Events<E>`) in `sends(..)`.
     pub(crate) sends: Vec<TypeId>,
 }
@@ -322,13 +323,15 @@ impl Grant {
         Grant {
             system: descriptor.name,
             commands: descriptor.uses_commands,
-            defers: descriptor
-                .writes
-                .iter()
-                .chain(&descriptor.defers)
-                .filter(|a| a.kind == AccessKind::Component)
-                .map(|a| a.type_id)
-                .collect(),
+            defers: descriptor.uses_commands.then(|| {
+                descriptor
+                    .writes
+                    .iter()
+                    .chain(&descriptor.defers)
+                    .filter(|a| a.kind == AccessKind::Component)
+                    .map(|a| a.type_id)
+                    .collect()
+            }),
             sends: descriptor.sends.iter().map(|a| a.type_id).collect(),
         }
     }

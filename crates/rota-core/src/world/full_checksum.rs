@@ -21,10 +21,10 @@ impl World {
     ///
     /// # Errors
     ///
-    /// [`ChecksumError`] naming a non-empty component store, a present resource, or an event
-    /// channel holding events, whose type has no stable hash (derive [`StableHash`] for it;
-    /// the `Component`/`Resource`/`Event` derives pick it up). Events are part of the state:
-    /// the channel's retained events are hashed with their positions. A checksum that silently skipped state would hide exactly the divergence
+    /// [`ChecksumError`] naming a non-empty component store or a present resource whose type
+    /// has no stable hash (derive [`StableHash`] for it; the `Component`/`Resource` derives
+    /// pick it up). An event channel is always covered: its positions, and its retained
+    /// events when their type derives `StableHash` too (see [`Event::stable_hash_fn`](crate::Event::stable_hash_fn)). A checksum that silently skipped state would hide exactly the divergence
     /// it is for.
     ///
     /// ```
@@ -87,12 +87,8 @@ impl World {
                 .as_deref()
                 .is_some_and(|v| (entry.fns.stable_hash)(v, &mut h));
             if !hashed {
-                return Err(if entry.fns.events {
-                    ChecksumError::EventNotHashable { event: entry.name }
-                } else {
-                    ChecksumError::ResourceNotHashable {
-                        resource: entry.name,
-                    }
+                return Err(ChecksumError::ResourceNotHashable {
+                    resource: entry.name,
                 });
             }
         }

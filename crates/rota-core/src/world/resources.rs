@@ -28,8 +28,6 @@ pub(crate) struct ResourceFns {
     /// Hashes the value; `false` if the type has no stable hash.
     pub(crate) stable_hash: fn(&(dyn Any + Send + Sync), &mut StableHasher) -> bool,
     pub(crate) type_name: fn() -> &'static str,
-    /// An event channel (`Events<E>`, named after `E`).
-    pub(crate) events: bool,
     /// `SnapshotPolicy::EXCLUDED`: a present value blocks snapshots.
     pub(crate) excluded: bool,
 }
@@ -49,18 +47,14 @@ impl ResourceFns {
                     );
                 }
             },
-            stable_hash: |value, h| {
-                let value = downcast_resource::<R>(value);
-                match R::stable_hash_fn() {
-                    Some(hash) if value.__hashable() => {
-                        hash(value, h);
-                        true
-                    }
-                    _ => false,
+            stable_hash: |value, h| match R::stable_hash_fn() {
+                Some(hash) => {
+                    hash(downcast_resource::<R>(value), h);
+                    true
                 }
+                None => false,
             },
             type_name: std::any::type_name::<R>,
-            events: R::__EVENTS,
             excluded: !R::SNAPSHOT.is_cloned(),
         }
     }

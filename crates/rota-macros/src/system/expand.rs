@@ -64,8 +64,14 @@ pub(crate) fn expand(model: &Model) -> TokenStream {
             .chain(&writes)
             .chain(&defers)
             .map(|ty| quote_spanned! {ty.span()=> ::rota::__private::assert_declarable::<#ty>(); })
-            .chain(defers.iter().map(
-                |ty| quote_spanned! {ty.span()=> ::rota::__private::assert_deferrable::<#ty>(); },
+            .chain(defers.iter().map(|ty| {
+                quote_spanned! {ty.span()=>
+                    ::rota::__private::assert_deferrable::<#ty>();
+                    ::rota::__private::assert_deferrable_hierarchy::<#ty>();
+                }
+            }))
+            .chain(writes.iter().map(
+                |ty| quote_spanned! {ty.span()=> ::rota::__private::assert_writable::<#ty>(); },
             ))
             .chain(
                 sends.iter().chain(&receives).map(
