@@ -66,7 +66,7 @@ pub trait Event: Clone + Send + Sync + 'static {
 
     /// How [`World::full_checksum`](crate::World::full_checksum) hashes one event, if it can:
     /// the derive returns `Some` when the type implements
-    /// [`StableHash`](crate::checksum::StableHash), as for components (and, as for them, not
+    /// [`StableHash`], as for components (and, as for them, not
     /// for a generic type). Without one, the checksum covers the channel's positions but not
     /// its payloads.
     fn stable_hash_fn() -> Option<StableHashFn<Self>> {
