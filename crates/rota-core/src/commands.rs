@@ -29,7 +29,7 @@ use crate::entity::{Entities, Entity, ReserveCursor};
 use crate::error::{CommandError, CommandKind, SpawnError};
 use crate::hierarchy::ChildOf;
 use crate::read_ahead::ReadAhead;
-use crate::system::{BundleDefers, DeferredBy, Grant, Unrestricted};
+use crate::system::{BundleDefers, DeferredBy, Unrestricted};
 use crate::world::{PendingDespawns, UnsettledStore, World};
 
 type QueueFn = Box<dyn FnOnce(&mut World) + Send>;
@@ -392,22 +392,20 @@ impl<'w> Commands<'w, Unrestricted> {
 }
 
 impl<'w, S> Commands<'w, S> {
-    /// A system's buffer: its commands go to `sink` when it is dropped; it may change the
-    /// components `grant` lists.
+    /// System `system`'s buffer: its commands go to `sink` when it is dropped; it may change
+    /// the components `defers` lists (its `Grant`).
     pub(crate) fn for_system(
         entities: &'w Entities,
         sink: &'w Mutex<CommandQueue>,
-        grant: &Grant,
+        system: &'static str,
+        defers: Arc<[TypeId]>,
     ) -> Self {
         Commands {
             entities,
             cursor: ReserveCursor::default(),
             recorded: Recorded::default(),
             sink: Some(sink),
-            declared: Some(Declared {
-                system: grant.system,
-                defers: grant.defers.clone().unwrap_or_default(),
-            }),
+            declared: Some(Declared { system, defers }),
             _system: PhantomData,
         }
     }
@@ -795,7 +793,7 @@ mod tests {
     use std::sync::{Arc, Mutex};
 
     use super::{CommandQueue, Commands};
-    use crate::system::{Grant, Unrestricted};
+    use crate::system::Unrestricted;
     use crate::world::World;
 
     /// `queue` hands a closure the whole world: a system's buffer refuses it, whatever type it
@@ -805,14 +803,8 @@ mod tests {
     fn a_systems_buffer_refuses_queue() {
         let world = World::new();
         let sink = Mutex::new(CommandQueue::default());
-        let grant = Grant {
-            system: "sneak",
-            commands: true,
-            defers: Some(Arc::new([])),
-            sends: Vec::new(),
-        };
         let mut commands: Commands<'_, Unrestricted> =
-            Commands::for_system(world.entities(), &sink, &grant);
+            Commands::for_system(world.entities(), &sink, "sneak", Arc::new([]));
         commands.queue(|_| {});
     }
 }

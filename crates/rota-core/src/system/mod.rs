@@ -309,10 +309,9 @@ pub fn system_ref<F: IntoSystem>(_: F) -> SystemRef {
 #[derive(Clone, Debug)]
 pub(crate) struct Grant {
     pub(crate) system: &'static str,
-    /// The descriptor records a `Commands` parameter.
-    pub(crate) commands: bool,
-    /// The components in `writes(..)` and `defers(..)`, if it records `Commands` (built per
-    /// system per tick: nothing is allocated for a system without them).
+    /// The components in `writes(..)` and `defers(..)` if the descriptor records a `Commands`
+    /// parameter, `None` if it records none (built per system per tick: nothing is allocated
+    /// for a system without `Commands`).
     pub(crate) defers: Option<Arc<[TypeId]>>,
     /// The event channels (`Events<E>`) in `sends(..)`.
     pub(crate) sends: Vec<TypeId>,
@@ -322,7 +321,6 @@ impl Grant {
     pub(crate) fn of(descriptor: &SystemDescriptor) -> Grant {
         Grant {
             system: descriptor.name,
-            commands: descriptor.uses_commands,
             defers: descriptor.uses_commands.then(|| {
                 descriptor
                     .writes

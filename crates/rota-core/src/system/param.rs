@@ -13,6 +13,7 @@
 
 use std::marker::PhantomData;
 use std::ops::{Deref, DerefMut};
+use std::sync::Arc;
 
 use super::SystemContext;
 use super::access::{ReadOf, ReceiveOf, SendOf, SystemMarker, WriteOf};
@@ -332,13 +333,18 @@ impl<M> SystemParam for Commands<'_, M> {
     ) -> Commands<'w, S> {
         // `#[system]` records a `Commands` in the descriptor it orders the system by (two
         // systems that record them never share a batch); a hand-built system may not.
-        if !context.grant.commands {
+        let Some(defers) = &context.grant.defers else {
             panic!(
                 "system `{}` fetched a `Commands` that its descriptor does not record",
                 context.system
             );
-        }
-        Commands::for_system(context.stores.entities(), context.sink, &context.grant)
+        };
+        Commands::for_system(
+            context.stores.entities(),
+            context.sink,
+            context.grant.system,
+            Arc::clone(defers),
+        )
     }
 }
 
