@@ -1,6 +1,7 @@
-//! Queries of one plain element take their first run when their iterator is built
-//! (`QueryIter::STARTS`: `&T`, `&mut T`, `Entity`, one-tuples, with `With` filters), so that a
-//! `for` loop over a query of one run is a plain slice loop. Against an oracle (`world.get` of
+//! Plain queries take their first run when their iterator is built (`QueryIter::STARTS`:
+//! `&T`, `&mut T`, `Entity`, `With` filters and tuples of them), so that a `for` loop over a
+//! query of one run is a loop over that run alone (a tuple's advancing every element before
+//! testing any, `QueryData::next_in_last`). Against an oracle (`world.get` of
 //! every live entity in slot order) over random worlds, and against the same walk of an
 //! iterator that has not started (`World::unstarted_query_mut`): the items, the run partition
 //! of `for_each_run`, and what `&mut A` stamped changed (exactly what was handed out), for
@@ -351,7 +352,7 @@ proptest! {
     #![proptest_config(ProptestConfig::with_cases(crate::cases(64)))]
 
     #[test]
-    fn started_queries_match_oracle(ops in proptest::collection::vec(op(), 0..120), walk in walk(), k in 0usize..20, shape in 0usize..7) {
+    fn started_queries_match_oracle(ops in proptest::collection::vec(op(), 0..120), walk in walk(), k in 0usize..20, shape in 0usize..9) {
         let mut world = build(&ops);
         let since = world.change_checkpoint();
         let vals_a = |s: &mut [A]| s.iter().map(|a| a.0).collect::<Vec<u32>>();
@@ -382,6 +383,19 @@ proptest! {
                 let out = walk_it!(world.query_filtered_mut::<Entity, With<A>>(), walk, k, |e: Entity| table[&e], |es: &[Entity], _s: ()| es.iter().map(|e| table[e]).collect::<Vec<u32>>());
                 check_a_query(&mut world, |_, _| true, walk, k, out, since, false)?;
             }
+            7 | 8 => {
+                // Tuples (they start too, and their last run takes `next_in_last`): each item's
+                // elements must come from one entity, checked against the oracle's values.
+                let table: BTreeMap<Entity, (Option<u32>, Option<u32>)> = oracle(&world).into_iter().map(|r| (r.0, (r.1, r.2))).collect();
+                let pair = |e: Entity, a: u32, b: u32| if table[&e] == (Some(a), Some(b)) { a } else { u32::MAX };
+                if shape == 7 {
+                    let out = walk_it!(world.query_mut::<(Entity, &mut A, &B)>(), walk, k, |(e, a, b): (Entity, &mut A, &B)| pair(e, a.0, b.0), |es: &[Entity], s: ((), &mut [A], &[B])| (0..es.len()).map(|i| pair(es[i], s.1[i].0, s.2[i].0)).collect::<Vec<u32>>());
+                    check_a_query(&mut world, |w, e| w.has::<B>(e), walk, k, out, since, true)?;
+                } else {
+                    let out = walk_it!(world.query_filtered_mut::<(&B, Entity, &mut A), With<C>>(), walk, k, |(b, e, a): (&B, Entity, &mut A)| pair(e, a.0, b.0), |es: &[Entity], s: (&[B], (), &mut [A])| (0..es.len()).map(|i| pair(es[i], s.2[i].0, s.0[i].0)).collect::<Vec<u32>>());
+                    check_a_query(&mut world, |w, e| w.has::<B>(e) && w.has::<C>(e), walk, k, out, since, true)?;
+                }
+            }
             _ => {
                 // &World (possibly unsettled) &A query
                 let out = walk_it!(world.query::<&A>(), walk, k, |a: &A| a.0, |_: &[Entity], s: &[A]| s.iter().map(|a| a.0).collect::<Vec<u32>>());
@@ -392,7 +406,7 @@ proptest! {
 
     /// Started and unstarted iterators walked the same way: same values, same runs, same stamps.
     #[test]
-    fn started_equals_unstarted(ops in proptest::collection::vec(op(), 0..120), walk in walk(), k in 0usize..20, shape in 0usize..3) {
+    fn started_equals_unstarted(ops in proptest::collection::vec(op(), 0..120), walk in walk(), k in 0usize..20, shape in 0usize..4) {
         let mut w1 = build(&ops);
         let mut w2 = build(&ops);
         let s1 = w1.change_checkpoint();
@@ -407,9 +421,13 @@ proptest! {
                 walk_it!(w1.query_filtered_mut::<&mut A, With<B>>(), walk, k, |a: &mut A| a.0, |_: &[Entity], s: &mut [A]| vals_a(s)),
                 walk_it!(w2.unstarted_query_mut::<&mut A, With<B>>(), walk, k, |a: &mut A| a.0, |_: &[Entity], s: &mut [A]| vals_a(s)),
             ),
-            _ => (
+            2 => (
                 walk_it!(w1.query_filtered_mut::<&mut A, (With<B>, With<C>)>(), walk, k, |a: &mut A| a.0, |_: &[Entity], s: &mut [A]| vals_a(s)),
                 walk_it!(w2.unstarted_query_mut::<&mut A, (With<B>, With<C>)>(), walk, k, |a: &mut A| a.0, |_: &[Entity], s: &mut [A]| vals_a(s)),
+            ),
+            _ => (
+                walk_it!(w1.query_mut::<(&mut A, &B)>(), walk, k, |(a, b): (&mut A, &B)| a.0 ^ b.0.rotate_left(16), |_: &[Entity], s: (&mut [A], &[B])| s.0.iter().zip(s.1).map(|(a, b)| a.0 ^ b.0.rotate_left(16)).collect::<Vec<u32>>()),
+                walk_it!(w2.unstarted_query_mut::<(&mut A, &B), ()>(), walk, k, |(a, b): (&mut A, &B)| a.0 ^ b.0.rotate_left(16), |_: &[Entity], s: (&mut [A], &[B])| s.0.iter().zip(s.1).map(|(a, b)| a.0 ^ b.0.rotate_left(16)).collect::<Vec<u32>>()),
             ),
         };
         prop_assert_eq!(&o1.0, &o2.0);
@@ -615,12 +633,11 @@ fn par_walks_of_plain_queries_match_oracle() {
     }
 }
 
-/// Which shapes start: a started, non-empty iterator cannot be cut into segments. One plain
-/// element (or a one-tuple of one) starts; a zip — a tuple of two or more, or a one-tuple
-/// holding one — does not (its loop has an exit per element and measured slower started);
-/// neither does a query with a `Without`.
+/// Which shapes start: a started, non-empty iterator cannot be cut into segments. A plain
+/// query — every element required, tuples of them included — starts; a query with a
+/// `Without` or an `Option` does not.
 #[test]
-fn one_element_queries_start_and_zips_do_not() {
+fn plain_queries_start_and_others_do_not() {
     let mut world = World::new();
     world.spawn_batch((0..10u32).map(|i| (A(i), B(i))));
     fn started<T, E>(cut: Result<T, E>) -> bool {
@@ -634,13 +651,13 @@ fn one_element_queries_start_and_zips_do_not() {
             .query_filtered_mut::<Entity, With<B>>()
             .segments(|_| 3)
     ));
-    assert!(!started(
+    assert!(started(
         world.query_mut::<(Entity, &mut A)>().segments(|_| 3)
     ));
-    assert!(!started(
+    assert!(started(
         world.query_mut::<((&mut A, &B),)>().segments(|_| 3)
     ));
-    assert!(!started(
+    assert!(started(
         world.query_mut::<((Entity, &mut A),)>().segments(|_| 3)
     ));
     assert!(started(
@@ -652,6 +669,9 @@ fn one_element_queries_start_and_zips_do_not() {
         world
             .query_filtered_mut::<&mut A, rota::Without<C>>()
             .segments(|_| 3)
+    ));
+    assert!(!started(
+        world.query_mut::<(&mut A, Option<&B>)>().segments(|_| 3)
     ));
     // Unstarted iterators of the same shapes are cut.
     assert!(

@@ -667,7 +667,6 @@ macro_rules! impl_query_tuple {
         impl<$($Q: QueryData),+> Sealed for ($($Q,)+) {}
         impl<$($Q: QueryData),+> QueryData for ($($Q,)+) {
             const PLAIN: bool = true $(&& $Q::PLAIN)+;
-            const ZIPS: bool = [$(stringify!($Q)),+].len() > 1 $(|| $Q::ZIPS)+;
             type Item<'w> = ($($Q::Item<'w>,)+);
             type Slices<'w> = ($($Q::Slices<'w>,)+);
             type Raw<'w> = ($($Q::Raw<'w>,)+);
@@ -711,6 +710,11 @@ macro_rules! impl_query_tuple {
             }
             fn empty_run<'w>() -> Self::Run<'w> {
                 TupleRun(($($Q::empty_run(),)+))
+            }
+            #[inline(always)]
+            fn next_in_last<'w>(run: &mut Self::Run<'w>) -> Option<Self::Item<'w>> {
+                let items = ($($Q::next_in_last(&mut run.0.$i),)+);
+                Some(($(items.$i?,)+))
             }
             fn split_run<'w>(run: Self::Run<'w>, at: usize) -> (Self::Run<'w>, Self::Run<'w>) {
                 let parts = ($($Q::split_run(run.0.$i, at),)+);

@@ -273,11 +273,14 @@ impl<'w, Q: QueryData, F: QueryData> QueryIter<'w, Q, F> {
     }
 
     /// Whether the iterator takes its first run when built: for queries whose join is always
-    /// plain and whose run is one slice walk (one exit). A zipped run (`(&mut A, &B)`) has an
-    /// exit per element, which LLVM does not vectorize anyway, and its loop measured 15–25%
-    /// slower with the test of `last` (docs/benchmarks.md, "A query of one run is a plain
-    /// slice loop").
-    const STARTS: bool = Q::PLAIN && F::PLAIN && !Q::ZIPS;
+    /// plain (every element required: `&T`, `&mut T`, `Entity`, `With`, tuples of them). It
+    /// then knows whether that run is the last, and a `for` loop over a query of one run —
+    /// every query over stores filled by the same bundles — is a loop over that run alone,
+    /// which LLVM unswitches out of the refill loop: a plain slice loop for one element, one
+    /// exit for a tuple ([`QueryData::next_in_last`]), and it vectorizes where the body
+    /// allows (docs/benchmarks.md, "A query of one run is a plain slice loop" and "a `for`
+    /// loop over a tuple of one run").
+    const STARTS: bool = Q::PLAIN && F::PLAIN;
 
     /// The iterator around a planned state, holding its first run if the join is plain (see
     /// [`start`]): a `for` loop over a query of one run is then a plain slice loop.
@@ -405,8 +408,8 @@ impl<'w, Q: QueryData, F: QueryData> QueryIter<'w, Q, F> {
     /// query, which matches nothing, is one segment.
     ///
     /// `Err(self)` when the query cannot be cut: it is walked entity by entity (a store not
-    /// settled, or no required component), or it has started — iterators of one-element
-    /// queries (`QueryIter::STARTS`) from `World::query_mut`, `Query::iter_mut` and
+    /// settled, or no required component), or it has started — iterators of plain queries
+    /// (`QueryIter::STARTS`) from `World::query_mut`, `Query::iter_mut` and
     /// [`QueryIter::new`] take their first run when built; cut the ones from
     /// [`QueryIter::unstarted`], `World::unstarted_query_mut` and `Query::unstarted_mut`.
     #[doc(hidden)]
@@ -590,7 +593,14 @@ impl<'w, Q: QueryData, F: QueryData> Iterator for QueryIter<'w, Q, F> {
     #[inline]
     fn next(&mut self) -> Option<Q::Item<'w>> {
         loop {
-            if let Some(item) = self.current.next() {
+            // `last` never changes: LLVM unswitches the loop on it, and the copy where it is
+            // `true` has no refill and one exit (see `next_in_last`).
+            let item = if self.last {
+                Q::next_in_last(&mut self.current)
+            } else {
+                self.current.next()
+            };
+            if let Some(item) = item {
                 return Some(item);
             }
             if self.last {

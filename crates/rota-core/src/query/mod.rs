@@ -83,8 +83,9 @@ pub trait QueryData: Sealed {
     type Run<'w>: Iterator<Item = Self::Item<'w>> + Send;
     /// A run as `fold` (`for_each`, `sum`…) and a `par_for_each` piece walk it: the same items
     /// through an iterator with **one exit**. A tuple's [`Run`](QueryData::Run) advances each
-    /// element's slice iterator and tests each one's end, which is what `next` wants (a `for`
-    /// loop refills between runs, and pointers that step keep that loop in registers); its
+    /// element's slice iterator and tests each one's end, which is what `next` wants between
+    /// runs (a `for` loop refills there, and pointers that step keep that loop in registers;
+    /// in the query's last run `next` takes [`QueryData::next_in_last`]); its
     /// walk is a `std::iter::Zip` of its elements' walks, which over slice iterators (`&T`,
     /// `&mut T`, `Entity`, filters) keeps one index and tests it once per item (measured:
     /// `docs/benchmarks.md`, "Issue #11: one exit per tuple item in `for_each`"). A leaf's
@@ -93,16 +94,10 @@ pub trait QueryData: Sealed {
     type Walk<'w>: Iterator<Item = Self::Item<'w>> + Send;
     /// Whether every join this element takes part in can be plain (see `JoinPlan::is_plain`):
     /// every column it registers is required and it sets no change filter. Only decides
-    /// whether an iterator takes its first run when built (`QueryIter`); the join itself
-    /// checks again.
+    /// whether an iterator takes its first run when built (`QueryIter::STARTS`); the join
+    /// itself checks again.
     #[doc(hidden)]
     const PLAIN: bool = false;
-    /// Whether a run's items are a zip of several runs (tuples of two or more elements, and
-    /// tuples holding one): `next` over them tests each element's end (their `Walk`, which
-    /// `fold` takes, tests one index), and such queries do not take their first run when
-    /// built (`QueryIter::STARTS`).
-    #[doc(hidden)]
-    const ZIPS: bool = false;
     /// The accesses as types, checked against a system's declarations
     /// (`ReadOf<T>`, `WriteOf<T>`, tuples).
     #[doc(hidden)]
@@ -142,6 +137,17 @@ pub trait QueryData: Sealed {
     /// rest, each yielding exactly what the whole run would have yielded there.
     #[doc(hidden)]
     fn split_run<'w>(run: Self::Run<'w>, at: usize) -> (Self::Run<'w>, Self::Run<'w>);
+    /// The next item of the query's **last** run (`QueryIter::next` when it holds it): a
+    /// tuple advances every element before it tests any, so the loop has one exit condition
+    /// whose count LLVM can compute, and a `for` loop over a one-run query vectorizes where
+    /// its body allows (measured: docs/benchmarks.md, "Issue #11: a `for` loop over a tuple
+    /// of one run"). Between runs, `next` keeps the run's own `next`, which stops at the first
+    /// element that ends (every element of a run is as long as the run, so both agree).
+    #[doc(hidden)]
+    #[inline(always)]
+    fn next_in_last<'w>(run: &mut Self::Run<'w>) -> Option<Self::Item<'w>> {
+        run.next()
+    }
     /// One item as one-entity slices (what a partly consumed run has left is handed to
     /// `for_each_run` item by item: a merged optional column's run is not one slice).
     #[doc(hidden)]
