@@ -687,3 +687,48 @@ fn plain_queries_start_and_others_do_not() {
             .is_ok()
     );
 }
+
+#[derive(Component, Debug, Clone, Copy, PartialEq, Eq)]
+struct Tag;
+
+/// A tuple query of one run (the iterator holds its last run from the start, the path of
+/// `QueryData::next_in_last`), zero-sized element included: a `for` loop stopped after `k`
+/// items stamps exactly what it fetched, pairs each item's elements from one entity, and a
+/// whole walk stamps everything. (From the review of the tuple start, which found no bug.)
+#[test]
+fn a_one_run_tuple_walk_stopped_early_stamps_what_it_fetched() {
+    let changed =
+        |w: &World, since| -> Vec<Entity> { w.query_since::<Entity, Changed<A>>(since).collect() };
+    let changed_tag = |w: &World, since| -> Vec<Entity> {
+        w.query_since::<Entity, Changed<Tag>>(since).collect()
+    };
+    for n in [0usize, 1, 2, 31, 32, 33, 1000] {
+        for k in [0usize, 1, 2, 31, 999, 1000, 5000] {
+            let mut world = World::new();
+            let es = world.spawn_batch((0..n as u32).map(|i| (A(i), B(i), Tag)));
+            let since = world.change_checkpoint();
+            let mut seen = Vec::new();
+            let mut it = world.query_mut::<(Entity, &mut Tag, &mut A, &B)>();
+            for (e, _tag, a, b) in it.by_ref() {
+                if seen.len() == k {
+                    break;
+                }
+                assert_eq!((a.0, e.slot()), (b.0, b.0), "one entity per item");
+                seen.push(e);
+            }
+            drop(it);
+            let handed = (k + 1).min(n);
+            assert_eq!(seen, es[..k.min(n)]);
+            assert_eq!(changed(&world, since), es[..handed], "n {n} k {k}");
+            assert_eq!(changed_tag(&world, since), es[..handed], "n {n} k {k}");
+            let since = world.change_checkpoint();
+            let all: Vec<Entity> = world
+                .query_mut::<(Entity, &mut Tag, &mut A)>()
+                .map(|(e, _, _)| e)
+                .collect();
+            assert_eq!(all, es);
+            assert_eq!(changed(&world, since), es);
+            assert_eq!(changed_tag(&world, since), es);
+        }
+    }
+}

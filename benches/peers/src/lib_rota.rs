@@ -140,7 +140,10 @@ pub fn variants(wl: Workload) -> Vec<(&'static str, Box<dyn Bench>)> {
                 "rota for_each",
                 case(simple_world(), simple_each, simple_digest),
             ),
-            ("rota runs", case(simple_world(), simple_runs, simple_digest)),
+            (
+                "rota runs",
+                case(simple_world(), simple_runs, simple_digest),
+            ),
         ],
         Workload::FragmentedIter => vec![
             (

@@ -31,9 +31,9 @@ pub const LIBS: [&str; 5] = ["rota", "hecs", "bevy_ecs", "shipyard", "sparsey"];
 /// is not in the "fastest" ratio), reported as its own column and as rota ÷ plain.
 const PLAIN: &str = "plain";
 
-/// rota's other loop styles (`lib_rota::variants`): timed with the rest, reported as their own
-/// columns, never in the "fastest" ratio.
-const ROTA_VARIANTS: [&str; 2] = ["rota for_each", "rota runs"];
+/// Other loop styles (`lib_rota::variants`, `lib_hecs::variants`): timed with the rest,
+/// reported as their own columns, never in the "fastest" ratio.
+const VARIANTS: [&str; 3] = ["rota for_each", "rota runs", "hecs for"];
 
 /// Libraries whose `schedule` case is a plain sequential loop (no scheduler of their own).
 const SEQUENTIAL_SCHEDULE: [(&str, &str); 2] = [
@@ -119,7 +119,8 @@ fn work_check() {
             .iter()
             .map(|&lib| (lib, make(lib, wl)))
             .chain(lib_plain::make(wl).map(|b| (PLAIN, b)))
-            .chain(lib_rota::variants(wl));
+            .chain(lib_rota::variants(wl))
+            .chain(lib_hecs::variants(wl));
         for (lib, mut b) in cases {
             for _ in 0..ITERS {
                 b.prepare();
@@ -216,7 +217,8 @@ fn main() {
             .iter()
             .map(|&lib| (lib, make(lib, wl)))
             .chain(lib_plain::make(wl).map(|b| (PLAIN, b)))
-            .chain(lib_rota::variants(wl));
+            .chain(lib_rota::variants(wl))
+            .chain(lib_hecs::variants(wl));
         for (lib, mut bench) in cases {
             let mut one = f64::MAX;
             for _ in 0..3 {
@@ -336,14 +338,12 @@ fn main() {
         md,
         "| workload | {} | plain Rust (lower bound) | rota ÷ plain | {} |",
         LIBS.join(" | "),
-        ROTA_VARIANTS
-            .map(|v| format!("{v} (÷ plain)"))
-            .join(" | ")
+        VARIANTS.map(|v| format!("{v} (÷ plain)")).join(" | ")
     );
     let _ = writeln!(
         md,
         "|---|{}",
-        "---|".repeat(LIBS.len() + 2 + ROTA_VARIANTS.len())
+        "---|".repeat(LIBS.len() + 2 + VARIANTS.len())
     );
     let mut ratios: Vec<(Workload, Vec<f64>)> = Vec::new();
     for wl in Workload::ALL {
@@ -381,19 +381,17 @@ fn main() {
             ),
             None => ("—".to_string(), "—".to_string()),
         };
-        let variant_cells: Vec<String> = ROTA_VARIANTS
+        let variant_cells: Vec<String> = VARIANTS
             .iter()
-            .map(|v| {
-                match slots.iter().find(|s| s.lib == *v && s.wl == wl) {
-                    Some(s) => {
-                        let st = stats(&s.samples);
-                        match &plain {
-                            Some(p) => format!("{} ({:.2}×)", fmt_ns(st.median), st.median / p.median),
-                            None => fmt_ns(st.median),
-                        }
+            .map(|v| match slots.iter().find(|s| s.lib == *v && s.wl == wl) {
+                Some(s) => {
+                    let st = stats(&s.samples);
+                    match &plain {
+                        Some(p) => format!("{} ({:.2}×)", fmt_ns(st.median), st.median / p.median),
+                        None => fmt_ns(st.median),
                     }
-                    None => "—".to_string(),
                 }
+                None => "—".to_string(),
             })
             .collect();
         let _ = writeln!(
@@ -427,7 +425,8 @@ fn main() {
          `delete_entity`, sparsey `destroy`); only the despawns are timed.\n\
          * simple_iter, fragmented_iter: rota's measured column is a `for` loop over `query_mut`; \
          `rota for_each` and `rota runs` (`for_each_run`, slices per run) are the other two ways \
-         to write it.\n\
+         to write it. hecs's measured column is `for_each` (its fastest); `hecs for` is the same \
+         loop as a `for` loop over `query_mut`, rota's loop style.\n\
          * plain Rust: the same values through plain `Vec`s, no ECS \
          (`benches/peers/src/lib_plain.rs`), for every workload (rayon for heavy_compute).\n",
         SEQUENTIAL_SCHEDULE
