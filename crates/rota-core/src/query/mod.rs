@@ -141,8 +141,10 @@ pub trait QueryData: Sealed {
     /// tuple advances every element before it tests any, so the loop has one exit condition
     /// whose count LLVM can compute, and a `for` loop over a one-run query vectorizes where
     /// its body allows (measured: docs/benchmarks.md, "Issue #11: a `for` loop over a tuple
-    /// of one run"). Between runs, `next` keeps the run's own `next`, which stops at the first
-    /// element that ends (every element of a run is as long as the run, so both agree).
+    /// of one run"). In the runs before the last, `next` takes the run's own `next`, which
+    /// stops at the first element that ends (measured faster there, where the loop also
+    /// refills). Both yield the same items because every element's run is exactly as long as
+    /// the run's entities (the join hands each element the same stretch), which this relies on.
     #[doc(hidden)]
     #[inline(always)]
     fn next_in_last<'w>(run: &mut Self::Run<'w>) -> Option<Self::Item<'w>> {
