@@ -235,6 +235,14 @@ pub fn sum_bundle(t: &Transform, p: &Position, r: &Rotation, v: &Velocity) -> f6
             .map(|&x| x as f64)
             .sum::<f64>()
 }
+/// simple_iter's work on one entity, for the libraries whose loops hand out `Position` and
+/// `Velocity` references (rota, hecs).
+#[inline]
+pub fn step(p: &mut Position, v: &Velocity) {
+    p.0[0] += v.0[0];
+    p.0[1] += v.0[1];
+    p.0[2] += v.0[2];
+}
 pub fn sum3(p: &[f32; 3]) -> f64 {
     p.iter().map(|&x| x as f64).sum()
 }

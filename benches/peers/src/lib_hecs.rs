@@ -36,54 +36,62 @@ fn sched_digest(w: &mut World) -> f64 {
     s
 }
 
+fn simple_world() -> World {
+    let mut w = World::new();
+    w.spawn_batch((0..N).map(bundle));
+    w
+}
+
+fn simple_digest(w: &mut World) -> f64 {
+    w.query_mut::<&Position>()
+        .into_iter()
+        .map(|p| sum3(&p.0))
+        .sum()
+}
+
+fn fragmented_world() -> World {
+    let mut w = World::new();
+    macro_rules! sp {
+        ($w:expr, $t:ident) => {
+            $w.spawn_batch((0..FRAG_PER_TYPE).map(|_| (frag::$t(0.0), Data(1.0))));
+        };
+    }
+    frag_all!(sp, w);
+    w
+}
+
+fn fragmented_digest(w: &mut World) -> f64 {
+    w.query_mut::<&Data>().into_iter().map(|d| d.0 as f64).sum()
+}
+
 /// hecs's iteration loops written as `for` loops over `query_mut` (its measured column uses
 /// `for_each`, its fastest): timed beside rota's `for` loop, the same loop style.
 pub fn variants(wl: Workload) -> Vec<(&'static str, Box<dyn Bench>)> {
     match wl {
-        Workload::SimpleIter => {
-            let mut w = World::new();
-            w.spawn_batch((0..N).map(bundle));
-            vec![(
-                "hecs for",
-                case(
-                    w,
-                    |w| {
-                        for (p, v) in w.query_mut::<(&mut Position, &Velocity)>() {
-                            p.0[0] += v.0[0];
-                            p.0[1] += v.0[1];
-                            p.0[2] += v.0[2];
-                        }
-                    },
-                    |w| {
-                        w.query_mut::<&Position>()
-                            .into_iter()
-                            .map(|p| sum3(&p.0))
-                            .sum()
-                    },
-                ),
-            )]
-        }
-        Workload::FragmentedIter => {
-            let mut w = World::new();
-            macro_rules! sp {
-                ($w:expr, $t:ident) => {
-                    $w.spawn_batch((0..FRAG_PER_TYPE).map(|_| (frag::$t(0.0), Data(1.0))));
-                };
-            }
-            frag_all!(sp, w);
-            vec![(
-                "hecs for",
-                case(
-                    w,
-                    |w| {
-                        for d in w.query_mut::<&mut Data>() {
-                            d.0 *= 2.0;
-                        }
-                    },
-                    |w| w.query_mut::<&Data>().into_iter().map(|d| d.0 as f64).sum(),
-                ),
-            )]
-        }
+        Workload::SimpleIter => vec![(
+            "hecs for",
+            case(
+                simple_world(),
+                |w| {
+                    for (p, v) in w.query_mut::<(&mut Position, &Velocity)>() {
+                        step(p, v);
+                    }
+                },
+                simple_digest,
+            ),
+        )],
+        Workload::FragmentedIter => vec![(
+            "hecs for",
+            case(
+                fragmented_world(),
+                |w| {
+                    for d in w.query_mut::<&mut Data>() {
+                        d.0 *= 2.0;
+                    }
+                },
+                fragmented_digest,
+            ),
+        )],
         _ => Vec::new(),
     }
 }
@@ -106,46 +114,24 @@ pub fn make(wl: Workload) -> Box<dyn Bench> {
                     .sum()
             },
         ),
-        Workload::SimpleIter => {
-            let mut w = World::new();
-            w.spawn_batch((0..N).map(bundle));
-            case(
-                w,
-                |w| {
-                    w.query_mut::<(&mut Position, &Velocity)>()
-                        .into_iter()
-                        .for_each(|(p, v)| {
-                            p.0[0] += v.0[0];
-                            p.0[1] += v.0[1];
-                            p.0[2] += v.0[2];
-                        })
-                },
-                |w| {
-                    w.query_mut::<&Position>()
-                        .into_iter()
-                        .map(|p| sum3(&p.0))
-                        .sum()
-                },
-            )
-        }
-        Workload::FragmentedIter => {
-            let mut w = World::new();
-            macro_rules! sp {
-                ($w:expr, $t:ident) => {
-                    $w.spawn_batch((0..FRAG_PER_TYPE).map(|_| (frag::$t(0.0), Data(1.0))));
-                };
-            }
-            frag_all!(sp, w);
-            case(
-                w,
-                |w| {
-                    w.query_mut::<&mut Data>()
-                        .into_iter()
-                        .for_each(|d| d.0 *= 2.0)
-                },
-                |w| w.query_mut::<&Data>().into_iter().map(|d| d.0 as f64).sum(),
-            )
-        }
+        Workload::SimpleIter => case(
+            simple_world(),
+            |w| {
+                w.query_mut::<(&mut Position, &Velocity)>()
+                    .into_iter()
+                    .for_each(|(p, v)| step(p, v))
+            },
+            simple_digest,
+        ),
+        Workload::FragmentedIter => case(
+            fragmented_world(),
+            |w| {
+                w.query_mut::<&mut Data>()
+                    .into_iter()
+                    .for_each(|d| d.0 *= 2.0)
+            },
+            fragmented_digest,
+        ),
         Workload::AddRemove => {
             let mut w = World::new();
             let es: Vec<Entity> = w.spawn_batch((0..N).map(|_| (AddA(1.0),))).collect();

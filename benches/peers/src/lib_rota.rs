@@ -67,12 +67,6 @@ fn simple_world() -> World {
     w
 }
 
-fn step(p: &mut Position, v: &Velocity) {
-    p.0[0] += v.0[0];
-    p.0[1] += v.0[1];
-    p.0[2] += v.0[2];
-}
-
 /// The way users write it: a `for` loop over `query_mut` (the measured `rota` column).
 fn simple_for(w: &mut World) {
     for (p, v) in w.query_mut::<(&mut Position, &Velocity)>() {
