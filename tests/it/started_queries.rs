@@ -352,7 +352,7 @@ proptest! {
     #![proptest_config(ProptestConfig::with_cases(crate::cases(64)))]
 
     #[test]
-    fn started_queries_match_oracle(ops in proptest::collection::vec(op(), 0..120), walk in walk(), k in 0usize..20, shape in 0usize..9) {
+    fn started_queries_match_oracle(ops in proptest::collection::vec(op(), 0..120), walk in walk(), k in 0usize..20, shape in 0usize..11) {
         let mut world = build(&ops);
         let since = world.change_checkpoint();
         let vals_a = |s: &mut [A]| s.iter().map(|a| a.0).collect::<Vec<u32>>();
@@ -394,6 +394,20 @@ proptest! {
                 } else {
                     let out = walk_it!(world.query_filtered_mut::<(&B, Entity, &mut A), With<C>>(), walk, k, |(b, e, a): (&B, Entity, &mut A)| pair(e, a.0, b.0), |es: &[Entity], s: (&[B], (), &mut [A])| (0..es.len()).map(|i| pair(es[i], s.2[i].0, s.0[i].0)).collect::<Vec<u32>>());
                     check_a_query(&mut world, |w, e| w.has::<B>(e) && w.has::<C>(e), walk, k, out, since, true)?;
+                }
+            }
+            9 | 10 => {
+                // One store with its entities (`QueryIter::ONE_STORE`: the store's whole
+                // column, no join), through `&mut World` and through `&World` (settled or
+                // not): each item's entity must be the one holding its value.
+                let table: BTreeMap<Entity, u32> = oracle(&world).into_iter().filter_map(|r| r.1.map(|a| (r.0, a))).collect();
+                let own = |e: Entity, a: u32| if table.get(&e) == Some(&a) { a } else { u32::MAX };
+                if shape == 9 {
+                    let out = walk_it!(world.query_mut::<(Entity, &mut A)>(), walk, k, |(e, a): (Entity, &mut A)| own(e, a.0), |es: &[Entity], s: ((), &mut [A])| es.iter().zip(s.1.iter()).map(|(&e, a)| own(e, a.0)).collect::<Vec<u32>>());
+                    check_a_query(&mut world, |_, _| true, walk, k, out, since, true)?;
+                } else {
+                    let out = walk_it!(world.query::<(Entity, &A)>(), walk, k, |(e, a): (Entity, &A)| own(e, a.0), |es: &[Entity], s: ((), &[A])| es.iter().zip(s.1.iter()).map(|(&e, a)| own(e, a.0)).collect::<Vec<u32>>());
+                    check_a_query(&mut world, |_, _| true, walk, k, out, since, false)?;
                 }
             }
             _ => {
@@ -502,17 +516,26 @@ fn par_chunk_ab(mut q: Query<&mut A, With<B>>, rec: Res<Seen>) {
 fn par_seg_ab(mut q: Query<&mut A, With<B>>, rec: Res<Seen>) {
     segments(&mut q, &rec);
 }
-#[system(reads(Seen, B), writes(A))]
-fn plain_loop_ab(mut q: Query<&mut A, With<B>>, rec: Res<Seen>) {
+/// A `for` loop over the query that bumps every value, then a second walk of the same query,
+/// which must see all of them bumped.
+fn plain_loop<F: rota::query::QueryData>(q: &mut Query<'_, &mut A, F>, rec: &Seen) {
     let mut v = Vec::new();
     for a in q.iter_mut() {
         v.push(a.0);
         a.0 += 1_000_000;
     }
-    // second iteration of the same query: must see the bumped values, all of them
     let again: Vec<u32> = q.iter_mut().map(|a| a.0).collect();
     assert_eq!(again, v.iter().map(|x| x + 1_000_000).collect::<Vec<_>>());
     rec.0.lock().unwrap().push((0, v));
+}
+
+#[system(reads(Seen), writes(A))]
+fn plain_loop_a(mut q: Query<&mut A>, rec: Res<Seen>) {
+    plain_loop(&mut q, &rec);
+}
+#[system(reads(Seen, B), writes(A))]
+fn plain_loop_ab(mut q: Query<&mut A, With<B>>, rec: Res<Seen>) {
+    plain_loop(&mut q, &rec);
 }
 
 fn sched(system: impl rota::IntoSystem, threads: usize) -> Schedule {
@@ -555,6 +578,7 @@ fn par_walks_of_plain_queries_match_oracle() {
             ("chunk_ab", true, 1),
             ("seg_ab", true, 2),
             ("loop_ab", true, 3),
+            ("loop_a", false, 3),
         ] {
             let mut reference: Option<(Recorded, Vec<u32>)> = None;
             for threads in [1, 2, 3] {
@@ -574,6 +598,7 @@ fn par_walks_of_plain_queries_match_oracle() {
                     (true, 0) => sched(par_each_ab, threads),
                     (true, 1) => sched(par_chunk_ab, threads),
                     (true, 2) => sched(par_seg_ab, threads),
+                    (false, _) => sched(plain_loop_a, threads),
                     _ => sched(plain_loop_ab, threads),
                 };
                 s.run(&mut world);

@@ -1,10 +1,11 @@
 //! `InlineVec<T, N>`: a list that keeps up to `N` items in place and moves to the heap past that.
 //!
 //! A world-level query's access list and its store positions are built per query and hold a
-//! few small `Copy` items, so they live here rather than on the heap. The larger per-query
-//! lists (borrowed stores, join columns) stay `Vec`s: inline, they measured slower, since
-//! moving them cost more than the allocation (docs/benchmarks.md, "Issue #11: the per-query
-//! set-up cost").
+//! few small `Copy` items, so they live here rather than on the heap. The borrowed-store list
+//! keeps one store in place (a query of one store borrows without allocating) and spills the
+//! rest; the join's columns stay a `Vec`: inline, they measured slower, since moving them
+//! cost more than the allocation (docs/benchmarks.md, "Issue #11: the per-query set-up
+//! cost", and "a query of one store skips the join").
 //!
 //! Invariant: either `spill` is empty and the items are `inline[..len]`, or every item is in
 //! `spill` (and `inline` holds only placeholders). Slots past `len` hold `T::default()`

@@ -232,6 +232,23 @@ const fn first_alias(
     }
 }
 
+/// How many accesses `access` lists (leaves, tuples flattened): a world-level query with one
+/// names one store and cannot alias (`QueryIter::from_world`'s one-store path).
+pub(crate) const fn leaf_count(access: &ConstAccess) -> usize {
+    match access {
+        ConstAccess::Leaf { .. } => 1,
+        ConstAccess::List(list) => {
+            let mut n = 0;
+            let mut i = 0;
+            while i < list.len() {
+                n += leaf_count(&list[i]);
+                i += 1;
+            }
+            n
+        }
+    }
+}
+
 /// The first type `access` names twice in a way that aliases (for keyed types). Evaluated in
 /// `const`, so aliasing queries fail to build.
 pub const fn find_alias(access: &ConstAccess) -> Option<&'static str> {

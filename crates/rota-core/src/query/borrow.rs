@@ -17,7 +17,7 @@ use std::any::{Any, TypeId};
 
 use super::access::{Access, Mode};
 use crate::component::Component;
-use crate::entity::Entities;
+use crate::entity::{Entities, Entity};
 use crate::inline_vec::InlineVec;
 use crate::store::index::{StoreIndex, ValuesMut, ValuesRef};
 use crate::tick::{ChangeWindow, Tick};
@@ -57,11 +57,26 @@ struct Column<'w> {
     values: Values<'w>,
 }
 
+/// A placeholder for the empty slot of a borrow list (`inline_vec.rs`): never a store anything
+/// finds (no component is `()`).
+impl Default for Column<'_> {
+    fn default() -> Self {
+        Column {
+            type_id: TypeId::of::<()>(),
+            name: "",
+            index: StoreIndex::empty(),
+            values: Values::Taken,
+        }
+    }
+}
+
 /// The stores a query (or a system) has borrowed from a world: shared for reads, exclusive for
 /// writes; the index of each is always readable. Built by the world.
 pub struct Borrows<'w> {
     entities: &'w Entities,
-    columns: Vec<Column<'w>>,
+    /// One store in place: a one-store query borrows without allocating (more spill to the
+    /// heap).
+    columns: InlineVec<Column<'w>, 1>,
     /// What `Changed`/`Added` compare against; writes stamp `window.now`.
     window: ChangeWindow,
 }
@@ -73,7 +88,7 @@ impl<'w> Borrows<'w> {
         accesses: &[Access],
         window: ChangeWindow,
     ) -> Borrows<'w> {
-        let mut columns: Vec<Column<'w>> = Vec::with_capacity(accesses.len());
+        let mut columns: InlineVec<Column<'w>, 1> = InlineVec::new();
         for a in accesses {
             if columns.iter().any(|c| c.type_id == a.type_id) {
                 continue;
@@ -115,7 +130,7 @@ impl<'w> Borrows<'w> {
             }
         }
         wanted.sort_unstable_by_key(|&(position, _)| position);
-        let mut columns = Vec::with_capacity(wanted.len());
+        let mut columns = InlineVec::new();
         let mut rest: &mut [StoreEntry] = &mut world.stores;
         let mut offset = 0;
         for &(position, write) in wanted.iter() {
@@ -138,10 +153,40 @@ impl<'w> Borrows<'w> {
         }
     }
 
+    /// Borrows the one store `access` names out of `world` (settled; exclusive if `access`
+    /// writes): [`Borrows::split`] for a query that names one store, with no list to build.
+    pub(crate) fn one(world: &'w mut World, access: &Access, window: ChangeWindow) -> Borrows<'w> {
+        let mut columns = InlineVec::new();
+        if let Some(position) = world.registry_position(access.registry_key, access.type_id) {
+            let entry = &mut world.stores[position];
+            columns.push(Column::of(
+                entry.type_id,
+                entry.name,
+                &mut *entry.store,
+                access.writes(),
+            ));
+        }
+        Borrows {
+            entities: &world.entities,
+            columns,
+            window,
+        }
+    }
+
+    /// The entity column of the store of `type_id` if it is settled (ascending by slot), empty
+    /// if the world has no such store, `None` if it is unsettled: for a query of that one
+    /// store, the entities of its one run.
+    pub(crate) fn settled_entities(&self, type_id: TypeId) -> Option<&'w [Entity]> {
+        match self.columns.iter().find(|c| c.type_id == type_id) {
+            Some(c) => c.index.settled.then_some(c.index.entities),
+            None => Some(&[]),
+        }
+    }
+
     pub(crate) fn from_parts(entities: &'w Entities, window: ChangeWindow) -> Borrows<'w> {
         Borrows {
             entities,
-            columns: Vec::new(),
+            columns: InlineVec::new(),
             window,
         }
     }
@@ -186,7 +231,7 @@ impl<'w> Borrows<'w> {
     /// If `accesses` conflicts with what was already taken — an access list that escaped the
     /// aliasing checks, which is a bug in rota.
     pub(crate) fn take(&mut self, accesses: &[Access], system: &'static str) -> Borrows<'w> {
-        let mut columns: Vec<Column<'w>> = Vec::with_capacity(accesses.len());
+        let mut columns: InlineVec<Column<'w>, 1> = InlineVec::new();
         for a in accesses {
             let Some(column) = self.columns.iter_mut().find(|c| c.type_id == a.type_id) else {
                 continue; // no such store: the query finds nothing

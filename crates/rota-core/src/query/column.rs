@@ -102,6 +102,13 @@ impl<'w, C: Column<'w>> Joined<'w, C> {
         Some((entities, self.column.take(start, entities.len())))
     }
 
+    /// The first `len` values (all of them for a store's whole entity column), before any
+    /// other run was taken.
+    #[inline(always)]
+    pub(crate) fn whole(&mut self, len: usize) -> Option<C::Run> {
+        self.column.take(0, len)
+    }
+
     /// The one-value run of `entity` (calls ascend), or `None` if it has no value here.
     #[inline]
     pub(crate) fn one(&mut self, entity: Entity) -> Option<C::Run> {

@@ -168,6 +168,12 @@ macro_rules! impl_component_element {
             fn run<'w>(raw: Self::Raw<'w>, _: &'w [Entity]) -> Self::Run<'w> {
                 raw
             }
+            #[inline(always)]
+            fn whole<'w>(f: &mut Self::Fetch<'w>, entities: &'w [Entity]) -> Self::Run<'w> {
+                f.as_mut()
+                    .and_then(|c| c.whole(entities.len()))
+                    .unwrap_or_else(ColumnRun::empty)
+            }
             #[inline]
             fn hand_out<'w>(raw: Self::Raw<'w>) -> Self::Slices<'w> {
                 raw.rest()
@@ -334,6 +340,10 @@ impl QueryData for Entity {
     fn run<'w>(_: (), entities: &'w [Entity]) -> Self::Run<'w> {
         EntityRun(entities.iter())
     }
+    #[inline(always)]
+    fn whole<'w>(_: &mut Self::Fetch<'w>, entities: &'w [Entity]) -> Self::Run<'w> {
+        EntityRun(entities.iter())
+    }
     #[inline]
     fn hand_out<'w>(raw: Self::Raw<'w>) -> Self::Slices<'w> {
         raw
@@ -407,6 +417,11 @@ macro_rules! unit_runs {
         fn raw<'w>(_: &mut Self::Fetch<'w>, _: &JoinPlan<'w>) {}
         #[inline(always)]
         fn run<'w>(_: (), entities: &'w [Entity]) -> Self::Run<'w> {
+            std::iter::repeat_n((), entities.len())
+        }
+        #[inline(always)]
+        fn whole<'w>(_: &mut Self::Fetch<'w>, entities: &'w [Entity]) -> Self::Run<'w> {
+            debug_assert!(Self::PLAIN, "only plain elements take a whole-store run");
             std::iter::repeat_n((), entities.len())
         }
         #[inline]
@@ -698,6 +713,10 @@ macro_rules! impl_query_tuple {
             #[inline(always)]
             fn run<'w>(s: Self::Raw<'w>, entities: &'w [Entity]) -> Self::Run<'w> {
                 TupleRun(($($Q::run(s.$i, entities),)+))
+            }
+            #[inline(always)]
+            fn whole<'w>(f: &mut Self::Fetch<'w>, entities: &'w [Entity]) -> Self::Run<'w> {
+                TupleRun(($($Q::whole(&mut f.$i, entities),)+))
             }
             #[inline]
             fn hand_out<'w>(raw: Self::Raw<'w>) -> Self::Slices<'w> {

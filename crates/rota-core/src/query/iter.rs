@@ -2,7 +2,7 @@
 
 use std::iter::FusedIterator;
 
-use super::access::find_alias_runtime;
+use super::access::{Access, AccessSink, ConstAccess, find_alias_runtime, leaf_count};
 use super::world_api::{accesses, alias_panic};
 use super::{Borrows, JoinPlan, QueryData};
 use crate::entity::{EntitiesIter, Entity};
@@ -39,6 +39,9 @@ impl Walk<'_> {
 enum Mode<'w> {
     /// Settled stores: a run join (see `join.rs`).
     Runs(JoinPlan<'w>),
+    /// A plain query of one settled store (`QueryIter::ONE_STORE`): its one run is the
+    /// store's whole column, these entities, until taken (`None`); nothing follows it.
+    Whole(Option<&'w [Entity]>),
     /// Entity by entity: `walk` drives, every element probes.
     Probe(Walk<'w>),
 }
@@ -89,6 +92,30 @@ impl<Q: QueryData, F: QueryData> Drop for QueryIter<'_, Q, F> {
     }
 }
 
+/// The one access of a query that names one store ([`QueryIter::ONE_STORE`]); `None` for
+/// every other query.
+#[inline(always)]
+fn one_access<Q: QueryData, F: QueryData>() -> Option<Access> {
+    if !QueryIter::<Q, F>::ONE_STORE {
+        return None;
+    }
+    let mut access = OneAccess(None);
+    Q::access(&mut access);
+    F::access(&mut access);
+    access.0
+}
+
+/// The access list of a query that names one store: its one access.
+struct OneAccess(Option<Access>);
+
+impl AccessSink for OneAccess {
+    #[inline]
+    fn push_access(&mut self, access: Access) {
+        debug_assert!(self.0.is_none(), "a one-store query with two accesses");
+        self.0 = Some(access);
+    }
+}
+
 /// Ends a query whose current run has `left` items not handed out: stamps what was handed out,
 /// then frees the state.
 #[inline(never)]
@@ -131,6 +158,10 @@ fn advance<'w, Q: QueryData, F: QueryData>(state: Option<&mut State<'w, Q, F>>) 
             let entities = plan.entities();
             Step::Run(Q::run(Q::raw(&mut state.data, plan), entities), entities)
         }
+        Mode::Whole(whole) => match whole.take() {
+            Some(entities) => Step::Run(Q::whole(&mut state.data, entities), entities),
+            None => Step::Done,
+        },
         Mode::Probe(walk) => loop {
             let Some(e) = walk.next() else {
                 return Step::Done;
@@ -150,12 +181,16 @@ fn advance<'w, Q: QueryData, F: QueryData>(state: Option<&mut State<'w, Q, F>>) 
 
 /// The first run of a plain join (see [`JoinPlan::is_plain`]; only called for queries whose
 /// elements are all `QueryData::PLAIN`), taken when the iterator is built, and whether it is
-/// the last (an empty query's is: nothing follows); an empty run, not the last, for the
-/// entity-by-entity walk.
+/// the last (an empty query's is: nothing follows; a whole store's always is); an empty run,
+/// not the last, for the entity-by-entity walk.
 #[inline(never)]
 fn start<'w, Q: QueryData, F: QueryData>(
     state: &mut State<'w, Q, F>,
 ) -> (Q::Run<'w>, &'w [Entity], bool) {
+    if let Mode::Whole(whole) = &mut state.mode {
+        let entities = whole.take().unwrap_or_default();
+        return (Q::whole(&mut state.data, entities), entities, true);
+    }
     if let Mode::Runs(plan) = &mut state.mode {
         debug_assert!(
             plan.is_plain(),
@@ -188,12 +223,24 @@ fn matches<Q: QueryData, F: QueryData>(
 
 impl<'w, Q: QueryData, F: QueryData> State<'w, Q, F> {
     /// Plans the query over `borrows`: the run join if every store is settled, else the
-    /// entity-by-entity walk. Out of line: the iterator is then built in the caller's frame
-    /// around the returned pointer (see `QueryIter`).
+    /// entity-by-entity walk; if `whole` allows it, a plain query of one settled store takes
+    /// that store's whole column and no join ([`QueryIter::ONE_STORE`]; a join is what a
+    /// query cut into segments needs). Out of line: the iterator is then built in the
+    /// caller's frame around the returned pointer (see `QueryIter`).
     #[inline(never)]
-    fn plan(borrows: &mut Borrows<'w>) -> Box<State<'w, Q, F>> {
+    fn plan(borrows: &mut Borrows<'w>, whole: bool) -> Box<State<'w, Q, F>> {
         let mut data = Q::init(borrows);
         let mut filter = F::init(borrows);
+        if whole
+            && let Some(access) = one_access::<Q, F>()
+            && let Some(entities) = borrows.settled_entities(access.type_id)
+        {
+            return Box::new(State {
+                data,
+                filter,
+                mode: Mode::Whole(Some(entities)),
+            });
+        }
         let mut plan = JoinPlan::new();
         Q::plan(&mut data, &mut plan);
         F::plan(&mut filter, &mut plan);
@@ -216,21 +263,26 @@ impl<'w, Q: QueryData, F: QueryData> State<'w, Q, F> {
     }
 
     /// The state of a world-level query that may write: its accesses (a generic component
-    /// named twice with a `&mut` panics here), the stores split out of `world`, the plan.
+    /// named twice with a `&mut` panics here), the stores split out of `world`, the plan
+    /// (`whole`: see [`State::plan`]). A query of one store ([`QueryIter::ONE_STORE`]) has one
+    /// access, which cannot alias, and borrows its store without a list.
     #[inline(never)]
-    fn plan_world(world: &'w mut World) -> Box<State<'w, Q, F>> {
+    fn plan_world(world: &'w mut World, whole: bool) -> Box<State<'w, Q, F>> {
+        let window = ChangeWindow::everything(world.change_tick());
+        if let Some(access) = one_access::<Q, F>() {
+            return Self::plan(&mut Borrows::one(world, &access, window), whole);
+        }
         let access = accesses::<Q, F>();
         if let Some(component) = find_alias_runtime(&access) {
             alias_panic(component);
         }
-        let window = ChangeWindow::everything(world.change_tick());
-        Self::plan(&mut Borrows::split(world, &access, window))
+        Self::plan(&mut Borrows::split(world, &access, window), whole)
     }
 
     /// [`State::plan`] over an owned borrow list, dropped once planned.
     #[inline(never)]
-    fn plan_owned(mut borrows: Borrows<'w>) -> Box<State<'w, Q, F>> {
-        Self::plan(&mut borrows)
+    fn plan_owned(mut borrows: Borrows<'w>, whole: bool) -> Box<State<'w, Q, F>> {
+        Self::plan(&mut borrows, whole)
     }
 }
 
@@ -238,7 +290,7 @@ impl<'w, Q: QueryData, F: QueryData> QueryIter<'w, Q, F> {
     /// Starts a query over `borrows` (which must hold everything `Q` and `F` access).
     #[inline]
     pub fn new(borrows: Borrows<'w>) -> QueryIter<'w, Q, F> {
-        Self::started(State::plan_owned(borrows))
+        Self::started(State::plan_owned(borrows, true))
     }
 
     /// A query over `borrows` that has not taken its first run, so that it can still be cut
@@ -247,18 +299,26 @@ impl<'w, Q: QueryData, F: QueryData> QueryIter<'w, Q, F> {
     #[doc(hidden)]
     #[inline]
     pub fn unstarted(borrows: Borrows<'w>) -> QueryIter<'w, Q, F> {
-        Self::from_state(State::plan_owned(borrows))
+        Self::from_state(State::plan_owned(borrows, false))
     }
 
     /// `world.query_filtered_mut::<Q, F>()`, planned out of line.
     #[inline]
     pub(crate) fn from_world(world: &'w mut World) -> QueryIter<'w, Q, F> {
-        Self::started(State::plan_world(world))
+        Self::started(State::plan_world(world, true))
     }
+
+    /// Whether the query names exactly one store and its join would be plain (`&T`, `&mut T`,
+    /// `(Entity, &mut T)`, `With<T>`, …): over a settled store, such a join is one run, the
+    /// store's whole column, so a started query skips the join and its set-up (measured:
+    /// docs/benchmarks.md, "Issue #11: a query of one store skips the join"). One access
+    /// cannot alias.
+    const ONE_STORE: bool =
+        Self::STARTS && leaf_count(&ConstAccess::List(&[Q::ACCESS, F::ACCESS])) == 1;
 
     /// [`QueryIter::from_world`] before its first run (see [`QueryIter::unstarted`]).
     pub(crate) fn unstarted_from_world(world: &'w mut World) -> QueryIter<'w, Q, F> {
-        Self::from_state(State::plan_world(world))
+        Self::from_state(State::plan_world(world, false))
     }
 
     /// The iterator around a planned state, before its first run.
@@ -377,6 +437,11 @@ impl<'w, Q: QueryData, F: QueryData> QueryIter<'w, Q, F> {
                 plan.cut_optional();
                 while plan.next_run() {
                     f(plan.entities(), Q::hand_out(Q::raw(&mut state.data, plan)));
+                }
+            }
+            Mode::Whole(whole) => {
+                if let Some(entities) = whole.take() {
+                    f(entities, Q::run_slices(Q::whole(&mut state.data, entities)));
                 }
             }
             Mode::Probe(walk) => {

@@ -127,6 +127,17 @@ pub trait QueryData: Sealed {
     /// is taken or the query ends).
     #[doc(hidden)]
     fn hand_out<'w>(raw: Self::Raw<'w>) -> Self::Slices<'w>;
+    /// The one run of a query that names a single settled store (see `QueryIter::from_world`),
+    /// whose entity column is `entities`: every element's whole column. Only `PLAIN` elements
+    /// are ever asked (a query of one store has no other way to join); the others' runs here
+    /// are empty.
+    #[doc(hidden)]
+    #[inline(always)]
+    fn whole<'w>(fetch: &mut Self::Fetch<'w>, entities: &'w [Entity]) -> Self::Run<'w> {
+        let _ = (fetch, entities);
+        debug_assert!(!Self::PLAIN, "a plain query element without `whole`");
+        Self::empty_run()
+    }
     /// The walk of a run (see [`Walk`](QueryData::Walk)).
     #[doc(hidden)]
     fn walk<'w>(run: Self::Run<'w>) -> Self::Walk<'w>;
