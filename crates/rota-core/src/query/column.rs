@@ -43,6 +43,12 @@ pub trait Column<'w>: Sized {
     fn flush(&mut self, left: usize) {
         let _ = left;
     }
+    /// What the column still owes once the query's last run is taken (see [`Pending`]), the
+    /// column given up: nothing for a shared column.
+    #[inline(always)]
+    fn into_pending(self) -> Pending<'w> {
+        Pending::default()
+    }
     /// The column cut at dense index `at`, before any run was taken: the first part may hand
     /// out only the values below `at`, the second only those from `at` on (a shared column
     /// is copied whole; an exclusive one is split, so the parts can go to two threads).
@@ -125,6 +131,12 @@ impl<'w, C: Column<'w>> Joined<'w, C> {
     #[inline(always)]
     pub(crate) fn flush(&mut self, left: usize) {
         self.column.flush(left);
+    }
+
+    /// See [`Column::into_pending`].
+    #[inline(always)]
+    pub(crate) fn into_pending(this: Option<Self>) -> Pending<'w> {
+        this.map(|c| c.column.into_pending()).unwrap_or_default()
     }
 
     /// The column cut where slot `slot` begins in its (settled, ascending) store, before any
@@ -263,6 +275,47 @@ impl<'w, T: Component> Column<'w> for ReadColumn<'w, T> {
     }
 }
 
+/// The stamps an exclusive column owes for the run it last handed out: their change ticks, and
+/// the store's floor if that run is the store's whole column (begun at dense index 0, nothing
+/// after it). Stamped by [`Pending::stamp`] with how many values the run had left; both
+/// [`WriteColumn::flush`] and a query of one store's end (`QueryIter`, which keeps this in
+/// place of the fetches it came from: a few words, no join to box) go through it.
+#[doc(hidden)]
+#[derive(Default)]
+pub struct Pending<'w> {
+    pub(crate) ticks: &'w mut [Tick],
+    pub(crate) floor: Option<&'w mut Option<Tick>>,
+    pub(crate) now: Tick,
+}
+
+impl Pending<'_> {
+    /// Stamps the values handed out (all but the last `left`): the store's floor if they are
+    /// all of its values, else each tick.
+    #[inline]
+    pub(crate) fn stamp(self, left: usize) {
+        let handed = self.ticks.len().saturating_sub(left);
+        if handed > 0
+            && handed == self.ticks.len()
+            && let Some(floor) = self.floor
+        {
+            *floor = Some(self.now);
+            return;
+        }
+        self.ticks[..handed].fill(self.now);
+    }
+
+    /// Whichever of two elements' stamps owes anything: a query of one store has at most one
+    /// element that writes.
+    #[inline(always)]
+    pub(crate) fn or(self, other: Self) -> Self {
+        if self.ticks.is_empty() {
+            return other;
+        }
+        debug_assert!(other.ticks.is_empty(), "two writing elements in one query");
+        self
+    }
+}
+
 /// An exclusive column: values handed out by splitting the slice at ascending positions, which
 /// is how a mutable query is an ordinary `Iterator` without `unsafe`.
 ///
@@ -307,6 +360,15 @@ impl<'w, T: 'w> ColumnRun for slice::IterMut<'w, T> {
         let at = at.min(values.len());
         let (head, tail) = values.split_at_mut(at);
         (head.iter_mut(), tail.iter_mut())
+    }
+}
+
+impl<T> WriteColumn<'_, T> {
+    /// Whether a pending run of `len` values is the store's whole column: it began at dense
+    /// index 0 and nothing follows it.
+    #[inline(always)]
+    fn is_whole(&self, len: usize) -> bool {
+        self.offset == len && self.rest.is_empty()
     }
 }
 
@@ -355,18 +417,25 @@ impl<'w, T: Component> Column<'w> for WriteColumn<'w, T> {
     /// follows it, and it was handed out whole), else each tick.
     #[inline]
     fn flush(&mut self, left: usize) {
-        let pending = std::mem::take(&mut self.pending);
-        let handed = pending.len().saturating_sub(left);
-        if handed > 0
-            && handed == pending.len()
-            && self.offset == handed
-            && self.rest.is_empty()
-            && let Some(floor) = self.floor.as_deref_mut()
-        {
-            *floor = Some(self.now);
-            return;
+        let ticks = std::mem::take(&mut self.pending);
+        let whole = self.is_whole(ticks.len());
+        Pending {
+            ticks,
+            floor: self.floor.as_deref_mut().filter(|_| whole),
+            now: self.now,
         }
-        pending[..handed].fill(self.now);
+        .stamp(left);
+    }
+
+    #[inline(always)]
+    fn into_pending(mut self) -> Pending<'w> {
+        let ticks = std::mem::take(&mut self.pending);
+        let whole = self.is_whole(ticks.len());
+        Pending {
+            ticks,
+            floor: self.floor.filter(|_| whole),
+            now: self.now,
+        }
     }
 
     fn split(mut self, at: usize) -> (Self, Self) {

@@ -11,7 +11,7 @@ use super::column::{
     optional_run, required_run, split_joined,
 };
 use super::{
-    Access, AccessSink, Borrows, ConstAccess, JoinPlan, Mode, QueryData, ReadOnly,
+    Access, AccessSink, Borrows, ConstAccess, JoinPlan, Mode, Pending, QueryData, ReadOnly,
     ReadOnlyQueryData, Role, Sealed, Space,
 };
 use crate::component::Component;
@@ -209,6 +209,10 @@ macro_rules! impl_component_element {
                     c.flush(left);
                 }
             }
+            #[inline(always)]
+            fn into_pending<'w>(f: Self::Fetch<'w>) -> Pending<'w> {
+                Joined::into_pending(f)
+            }
         }
 
         impl<T: Component> Sealed for Option<$element> {}
@@ -291,6 +295,10 @@ macro_rules! impl_component_element {
                 if let Some(c) = f {
                     c.flush(left);
                 }
+            }
+            #[inline(always)]
+            fn into_pending<'w>(f: Self::Fetch<'w>) -> Pending<'w> {
+                Joined::into_pending(f)
             }
         }
     };
@@ -760,6 +768,10 @@ macro_rules! impl_query_tuple {
             #[inline(always)]
             fn flush<'w>(f: &mut Self::Fetch<'w>, left: usize) {
                 $($Q::flush(&mut f.$i, left);)+
+            }
+            #[inline(always)]
+            fn into_pending<'w>(f: Self::Fetch<'w>) -> Pending<'w> {
+                Pending::default()$(.or($Q::into_pending(f.$i)))+
             }
         }
         impl<$($Q: ReadOnlyQueryData),+> ReadOnly for ($($Q,)+) {}

@@ -4,12 +4,12 @@ use std::iter::FusedIterator;
 
 use super::access::{Access, AccessSink, ConstAccess, find_alias_runtime, leaf_count};
 use super::world_api::{accesses, alias_panic};
-use super::{Borrows, JoinPlan, QueryData};
+use super::{Borrows, JoinPlan, Pending, QueryData};
 use crate::entity::{EntitiesIter, Entity};
 use crate::error::{EntityNotAlive, QueryGetError};
 use crate::store::index::StoreIndex;
 use crate::store::sparse::SparseIter;
-use crate::tick::ChangeWindow;
+use crate::tick::{ChangeWindow, Tick};
 use crate::world::World;
 
 /// Where an entity-by-entity walk takes its entities from, in ascending slot order.
@@ -63,6 +63,13 @@ enum Mode<'w> {
 /// planned out of line and returned as a pointer; and the drop hands that box and a count to
 /// an out-of-line `finish`, which stamps what the run handed out (see `WriteColumn`).
 /// Measured: `docs/benchmarks.md`, "Issue #11: the `for` loop in registers".
+///
+/// A query of one store from `&mut World` ([`QueryIter::ONE_STORE`]) has nothing to refill:
+/// it holds no box, only the few words of stamps its one run owes ([`Pending`]), which the drop
+/// passes to `finish` as separate arguments. Passing them as one struct, or holding the
+/// fetches themselves, made the drop glue too big to inline into the landing pad, and the loop
+/// went back to memory (measured: `docs/benchmarks.md`, "Issue #11: a query of one store
+/// allocates nothing").
 pub struct QueryIter<'w, Q: QueryData, F: QueryData = ()> {
     /// The run being yielded (empty before the first, and always in the entity-by-entity
     /// mode). First, and checked first: `next` is a slice step plus one branch until a run ends.
@@ -76,19 +83,30 @@ pub struct QueryIter<'w, Q: QueryData, F: QueryData = ()> {
     /// The fetches and the join: only `advance`, `fold`, `for_each_run` and the drop touch
     /// them. `None` only while the iterator is dropped (see its `Drop`).
     state: Option<Box<State<'w, Q, F>>>,
+    /// A query of one settled store ([`QueryIter::ONE_STORE`]) from `&mut World`, whose one
+    /// run, the store's whole column, is `current`: the stamps that run owes, all that is
+    /// left of its fetches (`state` is then `None`: nothing to find, so nothing to box).
+    /// Empty otherwise.
+    pending: Pending<'w>,
 }
 
 impl<Q: QueryData, F: QueryData> Drop for QueryIter<'_, Q, F> {
-    /// Ends the query out of line: the boxed state stamps what the current run handed out
-    /// (its `WriteColumn`s keep the ticks; the run itself is a plain slice iterator with no
-    /// drop). The drop glue is this and nothing else — a pointer and a count passed by value —
-    /// so an unwinding loop body's landing pad, where LLVM inlines little, can inline it
-    /// without passing the iterator's own address to a call (see the type's docs).
+    /// Ends the query out of line: the boxed state (or, for a query of one store, the
+    /// pending stamps) stamps what the current run handed out (its `WriteColumn`s keep the
+    /// ticks; the run itself is a plain slice iterator with no drop). The drop glue is this
+    /// and nothing else — a pointer, the stamps' parts and a count, passed by value — so an
+    /// unwinding loop body's landing pad, where LLVM inlines little, can inline it without
+    /// passing the iterator's own address to a call (see the type's docs).
     #[inline]
     fn drop(&mut self) {
-        if let Some(state) = self.state.take() {
-            finish(state, self.current.size_hint().0);
-        }
+        let Pending { ticks, floor, now } = std::mem::take(&mut self.pending);
+        finish(
+            self.state.take(),
+            ticks,
+            floor,
+            now,
+            self.current.size_hint().0,
+        );
     }
 }
 
@@ -116,14 +134,26 @@ impl AccessSink for OneAccess {
     }
 }
 
-/// Ends a query whose current run has `left` items not handed out: stamps what was handed out,
-/// then frees the state.
+/// Ends a query whose current run has `left` items not handed out: stamps what was handed out
+/// — through the state, which it then frees, or, for a query of one store, through the stamps
+/// its run owes (`QueryIter::pending`, passed as its parts: every argument a register).
 #[inline(never)]
 // The box is taken by value on purpose: this is where it is freed, out of the drop glue.
 #[allow(clippy::boxed_local)]
-fn finish<Q: QueryData, F: QueryData>(mut state: Box<State<'_, Q, F>>, left: usize) {
-    Q::flush(&mut state.data, left);
-    F::flush(&mut state.filter, 0);
+fn finish<Q: QueryData, F: QueryData>(
+    state: Option<Box<State<'_, Q, F>>>,
+    ticks: &mut [Tick],
+    floor: Option<&mut Option<Tick>>,
+    now: Tick,
+    left: usize,
+) {
+    match state {
+        Some(mut state) => {
+            Q::flush(&mut state.data, left);
+            F::flush(&mut state.filter, 0);
+        }
+        None => Pending { ticks, floor, now }.stamp(left),
+    }
 }
 
 /// The cold part of a [`QueryIter`]: what finding the next run or match needs.
@@ -279,6 +309,28 @@ impl<'w, Q: QueryData, F: QueryData> State<'w, Q, F> {
         Self::plan(&mut Borrows::split(world, &access, window), whole)
     }
 
+    /// The one run of a query of one store ([`QueryIter::ONE_STORE`]) out of `world`: the
+    /// store's whole column, its entities (empty if the world has no such store) and the
+    /// stamps it owes. Out of line, and returning only these: the iterator built around them
+    /// in the caller's frame never has its address passed to a call (see `QueryIter`).
+    #[inline(never)]
+    fn plan_whole(world: &'w mut World) -> (Q::Run<'w>, &'w [Entity], Pending<'w>) {
+        let window = ChangeWindow::everything(world.change_tick());
+        let access = one_access::<Q, F>().expect("a one-store query has one access");
+        let mut borrows = Borrows::one(world, &access, window);
+        let entities = borrows
+            .settled_entities(access.type_id)
+            .expect("a store borrowed out of `&mut World` is settled");
+        let mut data = Q::init(&mut borrows);
+        let filter = F::init(&mut borrows);
+        let run = Q::whole(&mut data, entities);
+        (
+            run,
+            entities,
+            Q::into_pending(data).or(F::into_pending(filter)),
+        )
+    }
+
     /// [`State::plan`] over an owned borrow list, dropped once planned.
     #[inline(never)]
     fn plan_owned(mut borrows: Borrows<'w>, whole: bool) -> Box<State<'w, Q, F>> {
@@ -302,9 +354,21 @@ impl<'w, Q: QueryData, F: QueryData> QueryIter<'w, Q, F> {
         Self::from_state(State::plan_owned(borrows, false))
     }
 
-    /// `world.query_filtered_mut::<Q, F>()`, planned out of line.
+    /// `world.query_filtered_mut::<Q, F>()`, planned out of line. A query of one store
+    /// ([`QueryIter::ONE_STORE`]) holds its fetches in place of a state: its one run is the
+    /// store's whole column, taken here, and nothing is left to find.
     #[inline]
     pub(crate) fn from_world(world: &'w mut World) -> QueryIter<'w, Q, F> {
+        if Self::ONE_STORE {
+            let (current, entities, pending) = State::<Q, F>::plan_whole(world);
+            return QueryIter {
+                current,
+                run_entities: entities,
+                last: true,
+                state: None,
+                pending,
+            };
+        }
         Self::started(State::plan_world(world, true))
     }
 
@@ -329,6 +393,7 @@ impl<'w, Q: QueryData, F: QueryData> QueryIter<'w, Q, F> {
             run_entities: &[],
             last: false,
             state: Some(state),
+            pending: Pending::default(),
         }
     }
 
@@ -356,6 +421,7 @@ impl<'w, Q: QueryData, F: QueryData> QueryIter<'w, Q, F> {
             run_entities,
             last,
             state: Some(state),
+            pending: Pending::default(),
         }
     }
 

@@ -35,6 +35,7 @@ pub use access::{
     find_alias, find_alias_between, find_alias_runtime,
 };
 pub use borrow::Borrows;
+pub use column::Pending;
 pub use fetch::{Added, Changed, With, Without};
 pub use iter::{Piece, Pieces, QueryIter};
 pub use join::JoinPlan;
@@ -191,6 +192,15 @@ pub trait QueryData: Sealed {
     #[inline(always)]
     fn flush<'w>(fetch: &mut Self::Fetch<'w>, left: usize) {
         let _ = (fetch, left);
+    }
+    /// What the fetch still owes once its last run is taken (see `Pending`), the fetch given
+    /// up: a query of one store keeps only this (`QueryIter::from_world`). Nothing for
+    /// elements that write nothing.
+    #[doc(hidden)]
+    #[inline(always)]
+    fn into_pending<'w>(fetch: Self::Fetch<'w>) -> Pending<'w> {
+        let _ = fetch;
+        Pending::default()
     }
 }
 
