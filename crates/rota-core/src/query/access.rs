@@ -374,3 +374,14 @@ pub const fn check_one_commands(system: &str, count: u32) {
         panic!("{}", m.as_str());
     }
 }
+
+/// The access list of an element or query that names one store: its one access.
+pub(crate) struct OneAccess(pub(crate) Option<Access>);
+
+impl AccessSink for OneAccess {
+    #[inline]
+    fn push_access(&mut self, access: Access) {
+        debug_assert!(self.0.is_none(), "a one-store query with two accesses");
+        self.0 = Some(access);
+    }
+}

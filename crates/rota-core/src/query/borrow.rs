@@ -15,10 +15,12 @@
 
 use std::any::{Any, TypeId};
 
-use super::access::{Access, Mode};
+use super::QueryData;
+use super::access::{Access, Mode, OneAccess};
 use crate::component::Component;
 use crate::entity::{Entities, Entity};
 use crate::inline_vec::InlineVec;
+use crate::store::Store;
 use crate::store::index::{StoreIndex, ValuesMut, ValuesRef};
 use crate::tick::{ChangeWindow, Tick};
 use crate::world::{AnyValues, ErasedStore, StoreEntry, World};
@@ -67,6 +69,81 @@ impl Default for Column<'_> {
             index: StoreIndex::empty(),
             values: Values::Taken,
         }
+    }
+}
+
+/// A world lent whole to a query of one store (`QueryIter::ONE_STORE`) while its fetches are
+/// made, with no borrow list: the one element that names the store takes the world
+/// (`QueryData::init_whole`; `&T` and `&mut T` borrow their typed store straight, others go
+/// through [`Borrows::one`]) and records the store's entity column, the query's one run.
+#[doc(hidden)]
+pub struct WholeWorld<'w> {
+    world: Option<&'w mut World>,
+    window: ChangeWindow,
+    entities: &'w [Entity],
+}
+
+impl<'w> WholeWorld<'w> {
+    /// Lends `world`; writes will stamp its current tick.
+    #[inline]
+    pub(crate) fn new(world: &'w mut World) -> Self {
+        WholeWorld {
+            window: ChangeWindow::everything(world.change_tick()),
+            world: Some(world),
+            entities: &[],
+        }
+    }
+
+    /// The world, for the element that names the store.
+    ///
+    /// # Panics
+    ///
+    /// If an element took it already: a query of one store has one element that names a store
+    /// (an internal invariant, `QueryIter::ONE_STORE`).
+    #[inline]
+    fn take(&mut self) -> &'w mut World {
+        self.world
+            .take()
+            .expect("a query of one store has one element that names a store")
+    }
+
+    /// `T`'s store (`None` if the world never had one), for the element that names it.
+    #[inline]
+    pub(crate) fn store<T: Component>(&mut self) -> Option<&'w mut Store<T>> {
+        self.take().store_mut::<T>()
+    }
+
+    /// The tick writes stamp.
+    #[inline]
+    pub(crate) fn now(&self) -> Tick {
+        self.window.now
+    }
+
+    /// Records the store's entity column (settled): the query's one run.
+    #[inline]
+    pub(crate) fn set_entities(&mut self, entities: &'w [Entity]) {
+        self.entities = entities;
+    }
+
+    /// The entity column recorded, empty if no element found its store.
+    #[inline]
+    pub(crate) fn entities(&self) -> &'w [Entity] {
+        self.entities
+    }
+
+    /// The fetch of an element with one access, through a borrow list of that one store
+    /// (`QueryData::init_whole`'s default).
+    pub(crate) fn borrow_one<Q: QueryData>(&mut self) -> Q::Fetch<'w> {
+        let mut access = OneAccess(None);
+        Q::access(&mut access);
+        let access = access
+            .0
+            .expect("an element of a query of one store names one store");
+        let mut borrows = Borrows::one(self.take(), &access, self.window);
+        if let Some(entities) = borrows.settled_entities(access.type_id) {
+            self.entities = entities;
+        }
+        Q::init(&mut borrows)
     }
 }
 

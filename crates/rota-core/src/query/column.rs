@@ -13,6 +13,7 @@ use std::slice;
 use super::{Borrows, JoinPlan, Role};
 use crate::component::Component;
 use crate::entity::Entity;
+use crate::store::Store;
 use crate::store::index::StoreIndex;
 use crate::tick::Tick;
 
@@ -66,11 +67,17 @@ pub struct Joined<'w, C> {
 impl<'w, C: Column<'w>> Joined<'w, C> {
     /// Borrows the column, if the query's borrows hold its store.
     pub(crate) fn borrow(borrows: &mut Borrows<'w>) -> Option<Self> {
-        C::borrow(borrows).map(|(index, column)| Joined {
+        C::borrow(borrows).map(|(index, column)| Joined::new(index, column))
+    }
+
+    /// A column of `index`'s store, not yet in a join.
+    #[inline]
+    pub(crate) fn new(index: StoreIndex<'w>, column: C) -> Self {
+        Joined {
             index,
             id: usize::MAX,
             column,
-        })
+        }
     }
 
     /// Registers a (possibly missing) column with the join under `role`.
@@ -249,6 +256,18 @@ impl<'w, T: 'w> ColumnRun for slice::Iter<'w, T> {
     }
 }
 
+impl<'w, T: Component> ReadColumn<'w, T> {
+    /// [`Column::borrow`] straight from `T`'s store (settled first), for a query of one store
+    /// ([`WholeWorld`](super::WholeWorld)).
+    #[inline]
+    pub(crate) fn from_store(store: &'w mut Store<T>, _: Tick) -> (StoreIndex<'w>, Self) {
+        store.settle();
+        let store: &'w Store<T> = store;
+        let values = store.values_ref().values;
+        (store.index(), ReadColumn { values })
+    }
+}
+
 impl<'w, T: Component> Column<'w> for ReadColumn<'w, T> {
     type Run = slice::Iter<'w, T>;
     fn borrow(borrows: &mut Borrows<'w>) -> Option<(StoreIndex<'w>, Self)> {
@@ -360,6 +379,29 @@ impl<'w, T: 'w> ColumnRun for slice::IterMut<'w, T> {
         let at = at.min(values.len());
         let (head, tail) = values.split_at_mut(at);
         (head.iter_mut(), tail.iter_mut())
+    }
+}
+
+impl<'w, T: Component> WriteColumn<'w, T> {
+    /// [`Column::borrow`] straight from `T`'s store (settled first; values a snapshot shares
+    /// copied), for a query of one store ([`WholeWorld`](super::WholeWorld)); writes stamp
+    /// `now`.
+    #[inline]
+    pub(crate) fn from_store(store: &'w mut Store<T>, now: Tick) -> (StoreIndex<'w>, Self) {
+        let (index, v) = store.parts_mut();
+        // The store's high-water mark, as `Borrows::write` raises it.
+        if !v.changed.is_empty() {
+            *v.last_changed = now;
+        }
+        let column = WriteColumn {
+            rest: v.values,
+            ticks: v.changed,
+            pending: &mut [],
+            offset: 0,
+            now,
+            floor: Some(v.changed_floor),
+        };
+        (index, column)
     }
 }
 

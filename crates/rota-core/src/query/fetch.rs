@@ -12,7 +12,7 @@ use super::column::{
 };
 use super::{
     Access, AccessSink, Borrows, ConstAccess, JoinPlan, Mode, Pending, QueryData, ReadOnly,
-    ReadOnlyQueryData, Role, Sealed, Space,
+    ReadOnlyQueryData, Role, Sealed, Space, WholeWorld,
 };
 use crate::component::Component;
 use crate::entity::Entity;
@@ -147,6 +147,13 @@ macro_rules! impl_component_element {
             leaf_access!(Option<Joined<'w, $column<'w, T>>>, $of, $mode);
             fn init<'w>(b: &mut Borrows<'w>) -> Self::Fetch<'w> {
                 Joined::borrow(b)
+            }
+            #[inline]
+            fn init_whole<'w>(w: &mut WholeWorld<'w>) -> Self::Fetch<'w> {
+                let now = w.now();
+                let (index, column) = <$column<'w, T>>::from_store(w.store::<T>()?, now);
+                w.set_entities(index.entities);
+                Some(Joined::new(index, column))
             }
             fn plan<'w>(f: &mut Self::Fetch<'w>, plan: &mut JoinPlan<'w>) {
                 Joined::register(f, plan, Role::Required);
@@ -324,6 +331,7 @@ macro_rules! no_store {
         const ACCESS: ConstAccess = ConstAccess::List(&[]);
         fn access(_: &mut impl AccessSink) {}
         fn init<'w>(_: &mut Borrows<'w>) -> Self::Fetch<'w> {}
+        fn init_whole<'w>(_: &mut WholeWorld<'w>) -> Self::Fetch<'w> {}
         fn plan<'w>(_: &mut Self::Fetch<'w>, _: &mut JoinPlan<'w>) {}
         fn required<'w>(_: &Self::Fetch<'w>, _: &mut Option<StoreIndex<'w>>) {}
         fn split_fetch<'w>(_: Self::Fetch<'w>, _: u32) -> (Self::Fetch<'w>, Self::Fetch<'w>) {
@@ -703,6 +711,10 @@ macro_rules! impl_query_tuple {
             }
             fn init<'w>(b: &mut Borrows<'w>) -> Self::Fetch<'w> {
                 ($($Q::init(b),)+)
+            }
+            #[inline]
+            fn init_whole<'w>(w: &mut WholeWorld<'w>) -> Self::Fetch<'w> {
+                ($($Q::init_whole(w),)+)
             }
             fn plan<'w>(f: &mut Self::Fetch<'w>, plan: &mut JoinPlan<'w>) {
                 $($Q::plan(&mut f.$i, plan);)+

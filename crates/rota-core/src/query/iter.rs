@@ -2,9 +2,9 @@
 
 use std::iter::FusedIterator;
 
-use super::access::{Access, AccessSink, ConstAccess, find_alias_runtime, leaf_count};
+use super::access::{Access, ConstAccess, OneAccess, find_alias_runtime, leaf_count};
 use super::world_api::{accesses, alias_panic};
-use super::{Borrows, JoinPlan, Pending, QueryData};
+use super::{Borrows, JoinPlan, Pending, QueryData, WholeWorld};
 use crate::entity::{EntitiesIter, Entity};
 use crate::error::{EntityNotAlive, QueryGetError};
 use crate::store::index::StoreIndex;
@@ -121,17 +121,6 @@ fn one_access<Q: QueryData, F: QueryData>() -> Option<Access> {
     Q::access(&mut access);
     F::access(&mut access);
     access.0
-}
-
-/// The access list of a query that names one store: its one access.
-struct OneAccess(Option<Access>);
-
-impl AccessSink for OneAccess {
-    #[inline]
-    fn push_access(&mut self, access: Access) {
-        debug_assert!(self.0.is_none(), "a one-store query with two accesses");
-        self.0 = Some(access);
-    }
 }
 
 /// Ends a query whose current run has `left` items not handed out: stamps what was handed out
@@ -315,14 +304,10 @@ impl<'w, Q: QueryData, F: QueryData> State<'w, Q, F> {
     /// in the caller's frame never has its address passed to a call (see `QueryIter`).
     #[inline(never)]
     fn plan_whole(world: &'w mut World) -> (Q::Run<'w>, &'w [Entity], Pending<'w>) {
-        let window = ChangeWindow::everything(world.change_tick());
-        let access = one_access::<Q, F>().expect("a one-store query has one access");
-        let mut borrows = Borrows::one(world, &access, window);
-        let entities = borrows
-            .settled_entities(access.type_id)
-            .expect("a store borrowed out of `&mut World` is settled");
-        let mut data = Q::init(&mut borrows);
-        let filter = F::init(&mut borrows);
+        let mut lent = WholeWorld::new(world);
+        let mut data = Q::init_whole(&mut lent);
+        let filter = F::init_whole(&mut lent);
+        let entities = lent.entities();
         let run = Q::whole(&mut data, entities);
         (
             run,

@@ -34,7 +34,7 @@ pub use access::{
     Access, AccessSink, ConstAccess, Mode, Space, check_one_commands, check_parameter_aliasing,
     find_alias, find_alias_between, find_alias_runtime,
 };
-pub use borrow::Borrows;
+pub use borrow::{Borrows, WholeWorld};
 pub use column::Pending;
 pub use fetch::{Added, Changed, With, Without};
 pub use iter::{Piece, Pieces, QueryIter};
@@ -192,6 +192,18 @@ pub trait QueryData: Sealed {
     #[inline(always)]
     fn flush<'w>(fetch: &mut Self::Fetch<'w>, left: usize) {
         let _ = (fetch, left);
+    }
+    /// The fetch of an element of a query of one store (`QueryIter::ONE_STORE`, only `PLAIN`
+    /// elements), out of a world lent whole: the element that names the store takes the
+    /// world and records the store's entities; the others take nothing. By default through a
+    /// borrow list of the element's one access.
+    #[doc(hidden)]
+    #[inline]
+    fn init_whole<'w>(world: &mut WholeWorld<'w>) -> Self::Fetch<'w>
+    where
+        Self: Sized,
+    {
+        world.borrow_one::<Self>()
     }
     /// What the fetch still owes once its last run is taken (see `Pending`), the fetch given
     /// up: a query of one store keeps only this (`QueryIter::from_world`). Nothing for

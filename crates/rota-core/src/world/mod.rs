@@ -756,7 +756,7 @@ impl World {
     }
 
     /// Values only: membership changes must go through the world (see `membership.rs`).
-    fn store_mut<T: Component>(&mut self) -> Option<&mut Store<T>> {
+    pub(crate) fn store_mut<T: Component>(&mut self) -> Option<&mut Store<T>> {
         let i = self.registry.position::<T>()?;
         Some(downcast_mut::<T>(&mut *self.stores[i].store))
     }
