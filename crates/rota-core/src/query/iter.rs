@@ -64,8 +64,8 @@ enum Mode<'w> {
 /// an out-of-line `finish`, which stamps what the run handed out (see `WriteColumn`).
 /// Measured: `docs/benchmarks.md`, "Issue #11: the `for` loop in registers".
 ///
-/// A query of one store from `&mut World` ([`QueryIter::ONE_STORE`]) has nothing to refill:
-/// it holds no box, only the few words of stamps its one run owes ([`Pending`]), which the drop
+/// A query of one store from `&mut World` (`QueryIter::ONE_STORE`) has nothing to refill:
+/// it holds no box, only the few words of stamps its one run owes (`Pending`), which the drop
 /// passes to `finish` as separate arguments. Passing them as one struct, or holding the
 /// fetches themselves, made the drop glue too big to inline into the landing pad, and the loop
 /// went back to memory (measured: `docs/benchmarks.md`, "Issue #11: a query of one store
