@@ -39,9 +39,6 @@ impl Walk<'_> {
 enum Mode<'w> {
     /// Settled stores: a run join (see `join.rs`).
     Runs(JoinPlan<'w>),
-    /// A plain query of one settled store (`QueryIter::ONE_STORE`): its one run is the
-    /// store's whole column, these entities, until taken (`None`); nothing follows it.
-    Whole(Option<&'w [Entity]>),
     /// Entity by entity: `walk` drives, every element probes.
     Probe(Walk<'w>),
 }
@@ -145,6 +142,9 @@ fn finish<Q: QueryData, F: QueryData>(
     }
 }
 
+/// The one run of a query of one store, its entities and the stamps it owes.
+type WholeRun<'w, Q> = (<Q as QueryData>::Run<'w>, &'w [Entity], Pending<'w>);
+
 /// The cold part of a [`QueryIter`]: what finding the next run or match needs.
 struct State<'w, Q: QueryData, F: QueryData> {
     data: Q::Fetch<'w>,
@@ -177,10 +177,6 @@ fn advance<'w, Q: QueryData, F: QueryData>(state: Option<&mut State<'w, Q, F>>) 
             let entities = plan.entities();
             Step::Run(Q::run(Q::raw(&mut state.data, plan), entities), entities)
         }
-        Mode::Whole(whole) => match whole.take() {
-            Some(entities) => Step::Run(Q::whole(&mut state.data, entities), entities),
-            None => Step::Done,
-        },
         Mode::Probe(walk) => loop {
             let Some(e) = walk.next() else {
                 return Step::Done;
@@ -200,16 +196,12 @@ fn advance<'w, Q: QueryData, F: QueryData>(state: Option<&mut State<'w, Q, F>>) 
 
 /// The first run of a plain join (see [`JoinPlan::is_plain`]; only called for queries whose
 /// elements are all `QueryData::PLAIN`), taken when the iterator is built, and whether it is
-/// the last (an empty query's is: nothing follows; a whole store's always is); an empty run,
+/// the last (an empty query's is: nothing follows); an empty run,
 /// not the last, for the entity-by-entity walk.
 #[inline(never)]
 fn start<'w, Q: QueryData, F: QueryData>(
     state: &mut State<'w, Q, F>,
 ) -> (Q::Run<'w>, &'w [Entity], bool) {
-    if let Mode::Whole(whole) = &mut state.mode {
-        let entities = whole.take().unwrap_or_default();
-        return (Q::whole(&mut state.data, entities), entities, true);
-    }
     if let Mode::Runs(plan) = &mut state.mode {
         debug_assert!(
             plan.is_plain(),
@@ -242,24 +234,12 @@ fn matches<Q: QueryData, F: QueryData>(
 
 impl<'w, Q: QueryData, F: QueryData> State<'w, Q, F> {
     /// Plans the query over `borrows`: the run join if every store is settled, else the
-    /// entity-by-entity walk; if `whole` allows it, a plain query of one settled store takes
-    /// that store's whole column and no join ([`QueryIter::ONE_STORE`]; a join is what a
-    /// query cut into segments needs). Out of line: the iterator is then built in the
-    /// caller's frame around the returned pointer (see `QueryIter`).
+    /// entity-by-entity walk. Out of line: the iterator is then built in the caller's frame
+    /// around the returned pointer (see `QueryIter`).
     #[inline(never)]
-    fn plan(borrows: &mut Borrows<'w>, whole: bool) -> Box<State<'w, Q, F>> {
+    fn plan(borrows: &mut Borrows<'w>) -> Box<State<'w, Q, F>> {
         let mut data = Q::init(borrows);
         let mut filter = F::init(borrows);
-        if whole
-            && let Some(access) = one_access::<Q, F>()
-            && let Some(entities) = borrows.settled_entities(access.type_id)
-        {
-            return Box::new(State {
-                data,
-                filter,
-                mode: Mode::Whole(Some(entities)),
-            });
-        }
         let mut plan = JoinPlan::new();
         Q::plan(&mut data, &mut plan);
         F::plan(&mut filter, &mut plan);
@@ -282,20 +262,20 @@ impl<'w, Q: QueryData, F: QueryData> State<'w, Q, F> {
     }
 
     /// The state of a world-level query that may write: its accesses (a generic component
-    /// named twice with a `&mut` panics here), the stores split out of `world`, the plan
-    /// (`whole`: see [`State::plan`]). A query of one store ([`QueryIter::ONE_STORE`]) has one
-    /// access, which cannot alias, and borrows its store without a list.
+    /// named twice with a `&mut` panics here), the stores split out of `world`, the plan. A
+    /// query of one store ([`QueryIter::ONE_STORE`]) has one access, which cannot alias, and
+    /// borrows its store without a list.
     #[inline(never)]
-    fn plan_world(world: &'w mut World, whole: bool) -> Box<State<'w, Q, F>> {
+    fn plan_world(world: &'w mut World) -> Box<State<'w, Q, F>> {
         let window = ChangeWindow::everything(world.change_tick());
         if let Some(access) = one_access::<Q, F>() {
-            return Self::plan(&mut Borrows::one(world, &access, window), whole);
+            return Self::plan(&mut Borrows::one(world, &access, window));
         }
         let access = accesses::<Q, F>();
         if let Some(component) = find_alias_runtime(&access) {
             alias_panic(component);
         }
-        Self::plan(&mut Borrows::split(world, &access, window), whole)
+        Self::plan(&mut Borrows::split(world, &access, window))
     }
 
     /// The one run of a query of one store ([`QueryIter::ONE_STORE`]) out of `world`: the
@@ -303,7 +283,7 @@ impl<'w, Q: QueryData, F: QueryData> State<'w, Q, F> {
     /// stamps it owes. Out of line, and returning only these: the iterator built around them
     /// in the caller's frame never has its address passed to a call (see `QueryIter`).
     #[inline(never)]
-    fn plan_whole(world: &'w mut World) -> (Q::Run<'w>, &'w [Entity], Pending<'w>) {
+    fn plan_whole(world: &'w mut World) -> WholeRun<'w, Q> {
         let mut lent = WholeWorld::new(world);
         let mut data = Q::init_whole(&mut lent);
         let filter = F::init_whole(&mut lent);
@@ -316,18 +296,46 @@ impl<'w, Q: QueryData, F: QueryData> State<'w, Q, F> {
         )
     }
 
+    /// [`State::plan_whole`] over `borrows` (a system's, or `&World`'s): the store's whole
+    /// column if it is settled; else (through `&World`) the planned entity-by-entity walk.
+    #[inline(never)]
+    fn plan_whole_borrowed(
+        mut borrows: Borrows<'w>,
+    ) -> Result<WholeRun<'w, Q>, Box<State<'w, Q, F>>> {
+        let access = one_access::<Q, F>().expect("a one-store query has one access");
+        let Some(entities) = borrows.settled_entities(access.type_id) else {
+            return Err(Self::plan(&mut borrows));
+        };
+        let mut data = Q::init(&mut borrows);
+        let filter = F::init(&mut borrows);
+        let run = Q::whole(&mut data, entities);
+        Ok((
+            run,
+            entities,
+            Q::into_pending(data).or(F::into_pending(filter)),
+        ))
+    }
+
     /// [`State::plan`] over an owned borrow list, dropped once planned.
     #[inline(never)]
-    fn plan_owned(mut borrows: Borrows<'w>, whole: bool) -> Box<State<'w, Q, F>> {
-        Self::plan(&mut borrows, whole)
+    fn plan_owned(mut borrows: Borrows<'w>) -> Box<State<'w, Q, F>> {
+        Self::plan(&mut borrows)
     }
 }
 
 impl<'w, Q: QueryData, F: QueryData> QueryIter<'w, Q, F> {
-    /// Starts a query over `borrows` (which must hold everything `Q` and `F` access).
+    /// Starts a query over `borrows` (which must hold everything `Q` and `F` access). A
+    /// query of one settled store ([`QueryIter::ONE_STORE`]) boxes nothing (see
+    /// [`QueryIter::from_world`]).
     #[inline]
     pub fn new(borrows: Borrows<'w>) -> QueryIter<'w, Q, F> {
-        Self::started(State::plan_owned(borrows, true))
+        if Self::ONE_STORE {
+            return match State::<Q, F>::plan_whole_borrowed(borrows) {
+                Ok(whole) => Self::whole(whole),
+                Err(state) => Self::started(state),
+            };
+        }
+        Self::started(State::plan_owned(borrows))
     }
 
     /// A query over `borrows` that has not taken its first run, so that it can still be cut
@@ -336,7 +344,7 @@ impl<'w, Q: QueryData, F: QueryData> QueryIter<'w, Q, F> {
     #[doc(hidden)]
     #[inline]
     pub fn unstarted(borrows: Borrows<'w>) -> QueryIter<'w, Q, F> {
-        Self::from_state(State::plan_owned(borrows, false))
+        Self::from_state(State::plan_owned(borrows))
     }
 
     /// `world.query_filtered_mut::<Q, F>()`, planned out of line. A query of one store
@@ -345,16 +353,22 @@ impl<'w, Q: QueryData, F: QueryData> QueryIter<'w, Q, F> {
     #[inline]
     pub(crate) fn from_world(world: &'w mut World) -> QueryIter<'w, Q, F> {
         if Self::ONE_STORE {
-            let (current, entities, pending) = State::<Q, F>::plan_whole(world);
-            return QueryIter {
-                current,
-                run_entities: entities,
-                last: true,
-                state: None,
-                pending,
-            };
+            return Self::whole(State::<Q, F>::plan_whole(world));
         }
-        Self::started(State::plan_world(world, true))
+        Self::started(State::plan_world(world))
+    }
+
+    /// The iterator of a query of one store around its one run: the last, with nothing
+    /// boxed (see `QueryIter::pending`).
+    #[inline(always)]
+    fn whole((current, run_entities, pending): WholeRun<'w, Q>) -> QueryIter<'w, Q, F> {
+        QueryIter {
+            current,
+            run_entities,
+            last: true,
+            state: None,
+            pending,
+        }
     }
 
     /// Whether the query names exactly one store and its join would be plain (`&T`, `&mut T`,
@@ -367,7 +381,7 @@ impl<'w, Q: QueryData, F: QueryData> QueryIter<'w, Q, F> {
 
     /// [`QueryIter::from_world`] before its first run (see [`QueryIter::unstarted`]).
     pub(crate) fn unstarted_from_world(world: &'w mut World) -> QueryIter<'w, Q, F> {
-        Self::from_state(State::plan_world(world, false))
+        Self::from_state(State::plan_world(world))
     }
 
     /// The iterator around a planned state, before its first run.
@@ -488,11 +502,6 @@ impl<'w, Q: QueryData, F: QueryData> QueryIter<'w, Q, F> {
                 plan.cut_optional();
                 while plan.next_run() {
                     f(plan.entities(), Q::hand_out(Q::raw(&mut state.data, plan)));
-                }
-            }
-            Mode::Whole(whole) => {
-                if let Some(entities) = whole.take() {
-                    f(entities, Q::run_slices(Q::whole(&mut state.data, entities)));
                 }
             }
             Mode::Probe(walk) => {
