@@ -96,14 +96,21 @@ impl<Q: QueryData, F: QueryData> Drop for QueryIter<'_, Q, F> {
     /// passing the iterator's own address to a call (see the type's docs).
     #[inline]
     fn drop(&mut self) {
-        let Pending { ticks, floor, now } = std::mem::take(&mut self.pending);
-        finish(
-            self.state.take(),
-            ticks,
-            floor,
-            now,
-            self.current.size_hint().0,
-        );
+        if Self::ONE_STORE {
+            let Pending { ticks, floor, now } = std::mem::take(&mut self.pending);
+            finish(
+                self.state.take(),
+                ticks,
+                floor,
+                now,
+                self.current.size_hint().0,
+            );
+        } else if let Some(state) = self.state.take() {
+            // Nothing pending (a `const` branch): the glue stays a pointer and a count, small
+            // enough for LLVM to inline into a landing pad (with the stamps' parts as well,
+            // it did not, and a tuple's loop over several runs kept the iterator in memory).
+            finish_state(state, self.current.size_hint().0);
+        }
     }
 }
 
@@ -121,8 +128,18 @@ fn one_access<Q: QueryData, F: QueryData>() -> Option<Access> {
 }
 
 /// Ends a query whose current run has `left` items not handed out: stamps what was handed out
-/// — through the state, which it then frees, or, for a query of one store, through the stamps
-/// its run owes (`QueryIter::pending`, passed as its parts: every argument a register).
+/// through the state, then frees it.
+#[inline(never)]
+// The box is taken by value on purpose: this is where it is freed, out of the drop glue.
+#[allow(clippy::boxed_local)]
+fn finish_state<Q: QueryData, F: QueryData>(mut state: Box<State<'_, Q, F>>, left: usize) {
+    Q::flush(&mut state.data, left);
+    F::flush(&mut state.filter, 0);
+}
+
+/// [`finish_state`] for a query of one store ([`QueryIter::ONE_STORE`]): through its state if
+/// it has one (an unsettled store through `&World`), else through the stamps its run owes
+/// (`QueryIter::pending`, passed as its parts: every argument a register).
 #[inline(never)]
 // The box is taken by value on purpose: this is where it is freed, out of the drop glue.
 #[allow(clippy::boxed_local)]
@@ -134,10 +151,7 @@ fn finish<Q: QueryData, F: QueryData>(
     left: usize,
 ) {
     match state {
-        Some(mut state) => {
-            Q::flush(&mut state.data, left);
-            F::flush(&mut state.filter, 0);
-        }
+        Some(state) => finish_state(state, left),
         None => Pending { ticks, floor, now }.stamp(left),
     }
 }
