@@ -339,8 +339,8 @@ impl<'w, Q: QueryData, F: QueryData> State<'w, Q, F> {
 
 impl<'w, Q: QueryData, F: QueryData> QueryIter<'w, Q, F> {
     /// Starts a query over `borrows` (which must hold everything `Q` and `F` access). A
-    /// query of one settled store ([`QueryIter::ONE_STORE`]) boxes nothing (see
-    /// [`QueryIter::from_world`]).
+    /// query of one settled store (`QueryIter::ONE_STORE`) boxes nothing (see
+    /// `World::query_mut`).
     #[inline]
     pub fn new(borrows: Borrows<'w>) -> QueryIter<'w, Q, F> {
         if Self::ONE_STORE {
