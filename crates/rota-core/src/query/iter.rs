@@ -61,8 +61,8 @@ enum Mode<'w> {
 /// an out-of-line `finish`, which stamps what the run handed out (see `WriteColumn`).
 /// Measured: `docs/benchmarks.md`, "Issue #11: the `for` loop in registers".
 ///
-/// A query of one store from `&mut World` (`QueryIter::ONE_STORE`) has nothing to refill:
-/// it holds no box, only the few words of stamps its one run owes (`Pending`), which the drop
+/// A query of one settled store (`QueryIter::ONE_STORE`) has nothing to refill: it holds no
+/// box, only the few words of stamps its one run owes (`Pending`), which the drop
 /// passes to `finish` as separate arguments. Passing them as one struct, or holding the
 /// fetches themselves, made the drop glue too big to inline into the landing pad, and the loop
 /// went back to memory (measured: `docs/benchmarks.md`, "Issue #11: a query of one store
@@ -80,10 +80,9 @@ pub struct QueryIter<'w, Q: QueryData, F: QueryData = ()> {
     /// The fetches and the join: only `advance`, `fold`, `for_each_run` and the drop touch
     /// them. `None` only while the iterator is dropped (see its `Drop`).
     state: Option<Box<State<'w, Q, F>>>,
-    /// A query of one settled store ([`QueryIter::ONE_STORE`]) from `&mut World`, whose one
-    /// run, the store's whole column, is `current`: the stamps that run owes, all that is
-    /// left of its fetches (`state` is then `None`: nothing to find, so nothing to box).
-    /// Empty otherwise.
+    /// A query of one settled store ([`QueryIter::ONE_STORE`]), whose one run, the store's
+    /// whole column, is `current`: the stamps that run owes, all that is left of its fetches
+    /// (`state` is then `None`: nothing to find, so nothing to box). Empty otherwise.
     pending: Pending<'w>,
 }
 
@@ -141,8 +140,6 @@ fn finish_state<Q: QueryData, F: QueryData>(mut state: Box<State<'_, Q, F>>, lef
 /// it has one (an unsettled store through `&World`), else through the stamps its run owes
 /// (`QueryIter::pending`, passed as its parts: every argument a register).
 #[inline(never)]
-// The box is taken by value on purpose: this is where it is freed, out of the drop glue.
-#[allow(clippy::boxed_local)]
 fn finish<Q: QueryData, F: QueryData>(
     state: Option<Box<State<'_, Q, F>>>,
     ticks: &mut [Tick],
@@ -299,15 +296,9 @@ impl<'w, Q: QueryData, F: QueryData> State<'w, Q, F> {
     #[inline(never)]
     fn plan_whole(world: &'w mut World) -> WholeRun<'w, Q> {
         let mut lent = WholeWorld::new(world);
-        let mut data = Q::init_whole(&mut lent);
+        let data = Q::init_whole(&mut lent);
         let filter = F::init_whole(&mut lent);
-        let entities = lent.entities();
-        let run = Q::whole(&mut data, entities);
-        (
-            run,
-            entities,
-            Q::into_pending(data).or(F::into_pending(filter)),
-        )
+        Self::whole_run(data, filter, lent.entities())
     }
 
     /// [`State::plan_whole`] over `borrows` (a system's, or `&World`'s): the store's whole
@@ -320,14 +311,25 @@ impl<'w, Q: QueryData, F: QueryData> State<'w, Q, F> {
         let Some(entities) = borrows.settled_entities(access.type_id) else {
             return Err(Self::plan(&mut borrows));
         };
-        let mut data = Q::init(&mut borrows);
+        let data = Q::init(&mut borrows);
         let filter = F::init(&mut borrows);
+        Ok(Self::whole_run(data, filter, entities))
+    }
+
+    /// The fetches of a query of one settled store given up for its one run — every
+    /// element's whole column, `entities` long — and the stamps that run owes.
+    #[inline(always)]
+    fn whole_run(
+        mut data: Q::Fetch<'w>,
+        filter: F::Fetch<'w>,
+        entities: &'w [Entity],
+    ) -> WholeRun<'w, Q> {
         let run = Q::whole(&mut data, entities);
-        Ok((
+        (
             run,
             entities,
             Q::into_pending(data).or(F::into_pending(filter)),
-        ))
+        )
     }
 
     /// [`State::plan`] over an owned borrow list, dropped once planned.
