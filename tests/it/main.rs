@@ -10,6 +10,7 @@ mod events;
 mod generation_overflow;
 mod hierarchy_model;
 mod join_model;
+mod one_store_walks;
 mod panic_aftermath;
 mod par_model;
 mod pending_despawns;
