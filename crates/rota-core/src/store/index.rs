@@ -165,6 +165,7 @@ impl<T> Store<T> {
     ///
     /// This is where a borrow pays copy-on-write: if a snapshot still shares the values, they
     /// are copied here, once per borrow — never per item.
+    #[inline]
     pub(crate) fn parts_mut(&mut self) -> (StoreIndex<'_>, ValuesMut<'_, Vec<T>>) {
         self.settle();
         let index = &*self.index;

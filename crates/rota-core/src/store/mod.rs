@@ -81,7 +81,7 @@ use crate::entity::Entity;
 use crate::error::StoreError;
 use crate::tick::{ComponentTicks, Tick};
 use dead::DeadSet;
-use sparse::{ABSENT, Entry, MAX_DENSE, SparsePages};
+use sparse::{ABSENT, Entry, MAX_DENSE, SparsePages, dead_tagged};
 
 /// A sparse set holding at most one `T` per entity slot, iterated in ascending slot order.
 ///
@@ -524,7 +524,66 @@ fn append<T>(
     index.displaced_count += usize::from(!in_order);
 }
 
+/// What an insert finds at its entity's slot ([`IndexColumns::revive_or_find`]).
+enum Found {
+    /// A dead element of the entity, revived at this position; its value is the caller's to
+    /// write.
+    Revived(usize),
+    /// The slot's entry, as it was (nothing changed).
+    Entry(Entry),
+}
+
 impl IndexColumns {
+    /// Whether `d`, the position in `entity`'s dead-tagged sparse entry, is still dead and
+    /// still lists exactly `entity` (the tag may be stale: compaction and settling move
+    /// elements without touching tags).
+    #[inline]
+    fn is_dead_element_of(&self, d: usize, entity: Entity) -> bool {
+        self.dead.contains(d) && self.entities.get(d) == Some(&entity)
+    }
+
+    /// An insert's look at `entity`'s slot, finding its sparse entry once: a dead element of
+    /// `entity` there is brought back to life — the entry untagged, the dead bit cleared, added
+    /// `now`, what an append would do without moving anything — and its position returned
+    /// for the caller to write the value and its change tick. The element keeps its place and
+    /// its displacement flag, so the order invariant holds as it did while it was dead (dead
+    /// elements are ordered with the rest). Any other entry is returned as found.
+    #[inline]
+    fn revive_or_find(&mut self, entity: Entity, now: Tick) -> Found {
+        let Some(cell) = self.sparse.cell_mut(entity.slot()) else {
+            return Found::Entry(Entry::Absent);
+        };
+        match Entry::of(*cell) {
+            Entry::Dead(d) if self.dead.contains(d) && self.entities.get(d) == Some(&entity) => {
+                *cell = d as u32;
+                self.dead.remove(d);
+                self.added[d] = now;
+                Found::Revived(d)
+            }
+            entry => Found::Entry(entry),
+        }
+    }
+
+    /// Marks `entity`'s live element dead, finding its sparse entry once: the entry is tagged
+    /// with the element's position, not cleared (an insert for the same entity revives the
+    /// element in place), and the position's dead bit set. `false` (nothing changed) if the
+    /// slot holds no live element, or, when `check`, one of another entity.
+    #[inline]
+    fn mark_dead(&mut self, entity: Entity, check: bool) -> bool {
+        let Some(cell) = self.sparse.cell_mut(entity.slot()) else {
+            return false;
+        };
+        let Entry::Held(d) = Entry::of(*cell) else {
+            return false;
+        };
+        if check && self.entities.get(d) != Some(&entity) {
+            return false;
+        }
+        *cell = dead_tagged(d);
+        self.dead.insert(d);
+        true
+    }
+
     /// Dense index of exactly `entity` (generation included), if present.
     #[inline]
     fn dense_index(&self, entity: Entity) -> Option<usize> {
@@ -813,7 +872,29 @@ impl<T> Store<T> {
     #[inline]
     pub fn try_insert(&mut self, entity: Entity, value: T) -> Result<Option<T>, (StoreError, T)> {
         let now = self.now;
-        match self.index.sparse.entry(entity.slot()) {
+        let found = match &mut self.index {
+            Half::Owned(index) => index.revive_or_find(entity, now),
+            // Shared with a snapshot: read, and copied only if there is an element to revive.
+            Half::Shared(index) => match index.sparse.entry(entity.slot()) {
+                Entry::Dead(d) if index.is_dead_element_of(d, entity) => {
+                    self.index_mut().revive_or_find(entity, now)
+                }
+                entry => Found::Entry(entry),
+            },
+        };
+        let entry = match found {
+            Found::Revived(d) => {
+                let columns = self.values_mut();
+                columns.changed[d] = now;
+                // The dead value has no drop glue (only those are left dead): overwritten, not
+                // dropped.
+                columns.values[d] = value;
+                self.last_changed = now;
+                return Ok(None);
+            }
+            Found::Entry(entry) => entry,
+        };
+        match entry {
             Entry::Held(d) => {
                 if self.index.entities[d] != entity {
                     self.index_mut().entities[d] = entity;
@@ -822,10 +903,6 @@ impl<T> Store<T> {
                 let columns = self.values_mut();
                 columns.changed[d] = now;
                 return Ok(Some(std::mem::replace(&mut columns.values[d], value)));
-            }
-            Entry::Dead(d) if self.is_dead_element_of(d, entity) => {
-                self.revive(d, entity.slot(), value);
-                return Ok(None);
             }
             Entry::Dead(_) | Entry::Absent => {}
         }
@@ -910,17 +987,17 @@ impl<T> Store<T> {
     /// caller to drop once its own books agree (a `Drop` may panic).
     #[inline]
     pub(crate) fn discard(&mut self, entity: Entity) -> Discarded<T> {
-        let Some(d) = self.dense_index(entity) else {
-            return Discarded::NotHeld;
-        };
         if std::mem::needs_drop::<T>() {
             return match self.remove(entity) {
                 Some(value) => Discarded::Taken(value),
                 None => Discarded::NotHeld,
             };
         }
-        self.mark_dead(entity.slot(), d);
-        Discarded::Dead
+        if self.mark_dead(entity, true) {
+            Discarded::Dead
+        } else {
+            Discarded::NotHeld
+        }
     }
 
     /// [`Store::discard`], the value dropped here: what the store's model tests drive.
@@ -945,50 +1022,29 @@ impl<T> Store<T> {
             drop(self.remove(entity));
             return;
         }
-        let d = self.index.sparse.get(entity.slot());
+        let marked = self.mark_dead(entity, cfg!(debug_assertions));
         debug_assert!(
-            d != ABSENT && self.index.entities[d as usize] == entity,
+            marked,
             "forget_held({entity}) of an entity the store does not hold"
         );
-        if d != ABSENT {
-            self.mark_dead(entity.slot(), d as usize);
+    }
+
+    /// Marks `entity`'s live element dead (see [`Store::discard`] and
+    /// [`Store::forget_held`]); `false` if the store holds none for it. `check`: whether to
+    /// compare the element's entity with `entity` (a caller that knows the store holds it may
+    /// skip that load). A shared index is copied only if there is an element to mark.
+    #[inline]
+    fn mark_dead(&mut self, entity: Entity, check: bool) -> bool {
+        if let Half::Shared(index) = &self.index
+            && index.dense_index(entity).is_none()
+        {
+            return false;
         }
-    }
-
-    /// Marks the live element at `d`, of slot `slot`, dead (see [`Store::discard`] and
-    /// [`Store::forget_held`]).
-    #[inline]
-    fn mark_dead(&mut self, slot: u32, d: usize) {
-        let index = self.index_mut();
-        // Tagged, not absent: an insert for the same entity revives the element in place.
-        index.sparse.set_dead(slot, d);
-        index.dead.insert(d);
+        if !self.index_mut().mark_dead(entity, check) {
+            return false;
+        }
         self.empty_if_all_dead();
-    }
-
-    /// Whether `d`, the position in `entity`'s dead-tagged sparse entry, is still dead and
-    /// still lists exactly `entity` (the tag may be stale: compaction and settling move
-    /// elements without touching tags).
-    #[inline]
-    fn is_dead_element_of(&self, d: usize, entity: Entity) -> bool {
-        self.index.dead.contains(d) && self.index.entities.get(d) == Some(&entity)
-    }
-
-    /// Brings the dead element at `d` (of the entity at `slot`) back to life with `value`,
-    /// added and changed now: what an append would do, without moving anything. The element
-    /// keeps its place and its displacement flag, so the order invariant holds as it did while
-    /// it was dead (dead elements are ordered with the rest).
-    #[inline]
-    fn revive(&mut self, d: usize, slot: u32, value: T) {
-        let now = self.now;
-        let (index, columns) = self.columns_mut();
-        index.sparse.set_existing(slot, d as u32);
-        index.dead.remove(d);
-        index.added[d] = now;
-        columns.changed[d] = now;
-        // The dead value has no drop glue (only those are left dead): overwritten, not dropped.
-        columns.values[d] = value;
-        self.last_changed = now;
+        true
     }
 
     /// Empties the columns if every element left is dead (the invariant that an empty store

@@ -54,6 +54,25 @@ pub(crate) enum Entry {
     Absent,
 }
 
+impl Entry {
+    /// The entry a stored value stands for.
+    #[inline]
+    pub(crate) fn of(raw: u32) -> Entry {
+        match raw {
+            ABSENT => Entry::Absent,
+            d if d >= DEAD_TAG => Entry::Dead((d - DEAD_TAG) as usize),
+            d => Entry::Held(d as usize),
+        }
+    }
+}
+
+/// The entry of a slot whose element was left dead at dense position `at`.
+#[inline]
+pub(crate) fn dead_tagged(at: usize) -> u32 {
+    debug_assert!(at < MAX_DENSE, "dense position {at} out of range");
+    at as u32 | DEAD_TAG
+}
+
 /// Allocation failed while growing the sparse array; nothing was changed.
 #[derive(Debug)]
 pub(crate) struct SparseAllocError;
@@ -86,10 +105,17 @@ impl SparsePages {
     /// caller checks that the position is dead and holds its entity before using it.
     #[inline]
     pub(crate) fn entry(&self, slot: u32) -> Entry {
-        match self.get_raw(slot) {
-            ABSENT => Entry::Absent,
-            d if d >= DEAD_TAG => Entry::Dead((d - DEAD_TAG) as usize),
-            d => Entry::Held(d as usize),
+        Entry::of(self.get_raw(slot))
+    }
+
+    /// `slot`'s entry as stored, writable in place, if its page exists (else the slot is
+    /// absent): a caller that reads an entry and then rewrites it — a removal tagging it dead,
+    /// an insert reviving it — finds the page once.
+    #[inline]
+    pub(crate) fn cell_mut(&mut self, slot: u32) -> Option<&mut u32> {
+        match self.pages.get_mut((slot >> PAGE_BITS) as usize) {
+            Some(Some(page)) => page.get_mut((slot & PAGE_MASK) as usize),
+            _ => None,
         }
     }
 
@@ -97,8 +123,7 @@ impl SparsePages {
     /// the element just left dead there.
     #[inline]
     pub(crate) fn set_dead(&mut self, slot: u32, at: usize) {
-        debug_assert!(at < MAX_DENSE, "dense position {at} out of range");
-        self.set_existing(slot, at as u32 | DEAD_TAG);
+        self.set_existing(slot, dead_tagged(at));
     }
 
     /// Sets `slot`'s entry, allocating its page if needed. Only fails before changing anything.

@@ -639,6 +639,7 @@ impl World {
     /// # Errors
     ///
     /// [`EntityNotAlive`] for a dead or stale handle; nothing is stored.
+    #[inline]
     pub fn insert<T: Component>(
         &mut self,
         entity: Entity,
@@ -707,6 +708,7 @@ impl World {
     /// # Errors
     ///
     /// [`EntityNotAlive`] for a dead or stale handle.
+    #[inline]
     pub fn delete<T: Component>(&mut self, entity: Entity) -> Result<bool, EntityNotAlive> {
         if !self.entities.is_alive(entity) {
             return Err(EntityNotAlive(entity));
@@ -756,6 +758,7 @@ impl World {
     }
 
     /// Values only: membership changes must go through the world (see `membership.rs`).
+    #[inline]
     pub(crate) fn store_mut<T: Component>(&mut self) -> Option<&mut Store<T>> {
         let i = self.registry.position::<T>()?;
         Some(downcast_mut::<T>(&mut *self.stores[i].store))
