@@ -76,7 +76,7 @@ impl DeadSet {
     pub(super) fn insert(&mut self, at: usize) {
         let word = at / 64;
         if self.bits.len() <= word {
-            self.grow_to(word);
+            self.bits.resize(word + 1, 0);
         }
         debug_assert_eq!(
             self.bits[word] & (1 << (at % 64)),
@@ -85,14 +85,6 @@ impl DeadSet {
         );
         self.bits[word] |= 1 << (at % 64);
         self.count += 1;
-    }
-
-    /// Makes room for word `word` of the bits (zeroes: live); out of line, for a short
-    /// [`DeadSet::insert`].
-    #[cold]
-    #[inline(never)]
-    fn grow_to(&mut self, word: usize) {
-        self.bits.resize(word + 1, 0);
     }
 
     /// Position `at` (dead until now) is live again: its element was revived in place.

@@ -1063,14 +1063,6 @@ impl<T> Store<T> {
         if count == 0 || count < self.index.entities.len() || self.copy_values.is_some() {
             return;
         }
-        self.empty_all_dead();
-    }
-
-    /// [`Store::empty_if_all_dead`] once it has found every element dead; out of line, so the
-    /// removals that call it keep a short path.
-    #[cold]
-    #[inline(never)]
-    fn empty_all_dead(&mut self) {
         let index = self.index_mut();
         index.entities.clear();
         index.added.clear();

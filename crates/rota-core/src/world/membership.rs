@@ -72,11 +72,9 @@ impl Membership {
     #[inline]
     pub(crate) fn set(&mut self, slot: u32, store: usize) {
         let i = slot as usize * self.words + store / 64;
-        if let Some(word) = self.bits.get_mut(i) {
-            *word |= 1 << (store % 64);
-            return;
+        if i >= self.bits.len() {
+            self.reserve_slots(slot as usize + 1);
         }
-        self.reserve_slots(slot as usize + 1);
         self.bits[i] |= 1 << (store % 64);
     }
 
