@@ -3,6 +3,7 @@
 mod change_detection;
 mod change_stamping;
 mod checksum_sensitivity;
+mod column_handle;
 mod command_buffers;
 mod command_runs;
 mod dead_elements;

@@ -149,7 +149,45 @@ pub fn variants(wl: Workload) -> Vec<(&'static str, Box<dyn Bench>)> {
                 case(fragmented_world(), fragmented_runs, fragmented_digest),
             ),
         ],
+        Workload::AddRemove => vec![("rota column", add_remove_case(true))],
         _ => Vec::new(),
+    }
+}
+
+/// add_remove: 10k inserts of `AddB`, then 10k deletes — through `World::insert`/`delete`, or
+/// (`column`) through one `World::column_mut` handle held for the round.
+fn add_remove_case(column: bool) -> Box<dyn Bench> {
+    let mut w = World::new();
+    let es: Vec<Entity> = w.spawn_batch((0..N).map(|_| (AddA(1.0),)));
+    let run: fn(&mut (World, Vec<Entity>)) = if column {
+        add_remove_column
+    } else {
+        add_remove_world
+    };
+    case((w, es), run, |(w, _)| {
+        w.query_mut::<&AddA>().map(|a| a.0 as f64).sum::<f64>()
+            + 1000.0 * w.query_mut::<&AddB>().count() as f64
+    })
+}
+
+fn add_remove_world((w, es): &mut (World, Vec<Entity>)) {
+    for &e in es.iter() {
+        w.insert(e, AddB(0.0)).expect("alive");
+    }
+    // `delete` drops the value, as sparsey's `delete`, shipyard's `delete_component` and
+    // bevy's `remove` do (hecs's `remove_one` returns it).
+    for &e in es.iter() {
+        w.delete::<AddB>(e).expect("alive");
+    }
+}
+
+fn add_remove_column((w, es): &mut (World, Vec<Entity>)) {
+    let mut b = w.column_mut::<AddB>();
+    for &e in es.iter() {
+        b.insert(e, AddB(0.0)).expect("alive");
+    }
+    for &e in es.iter() {
+        b.delete(e).expect("alive");
     }
 }
 
@@ -166,27 +204,7 @@ pub fn make(wl: Workload) -> Box<dyn Bench> {
         ),
         Workload::SimpleIter => case(simple_world(), simple_for, simple_digest),
         Workload::FragmentedIter => case(fragmented_world(), fragmented_for, fragmented_digest),
-        Workload::AddRemove => {
-            let mut w = World::new();
-            let es: Vec<Entity> = w.spawn_batch((0..N).map(|_| (AddA(1.0),)));
-            case(
-                (w, es),
-                |(w, es)| {
-                    for &e in es.iter() {
-                        w.insert(e, AddB(0.0)).expect("alive");
-                    }
-                    // `delete` drops the value, as sparsey's `delete`, shipyard's
-                    // `delete_component` and bevy's `remove` do (hecs's `remove_one` returns it).
-                    for &e in es.iter() {
-                        w.delete::<AddB>(e).expect("alive");
-                    }
-                },
-                |(w, _)| {
-                    w.query_mut::<&AddA>().map(|a| a.0 as f64).sum::<f64>()
-                        + 1000.0 * w.query_mut::<&AddB>().count() as f64
-                },
-            )
-        }
+        Workload::AddRemove => add_remove_case(false),
         Workload::Schedule => {
             let mut w = World::new();
             w.spawn_batch((0..N).map(sched_ab));

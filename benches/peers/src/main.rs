@@ -33,7 +33,7 @@ const PLAIN: &str = "plain";
 
 /// Other loop styles (`lib_rota::variants`, `lib_hecs::variants`): timed with the rest,
 /// reported as their own columns, never in the "fastest" ratio.
-const VARIANTS: [&str; 3] = ["rota for_each", "rota runs", "hecs for"];
+const VARIANTS: [&str; 4] = ["rota for_each", "rota runs", "rota column", "hecs for"];
 
 /// Libraries whose `schedule` case is a plain sequential loop (no scheduler of their own).
 const SEQUENTIAL_SCHEDULE: [(&str, &str); 2] = [
@@ -427,6 +427,8 @@ fn main() {
          `rota for_each` and `rota runs` (`for_each_run`, slices per run) are the other two ways \
          to write it. hecs's measured column is `for_each` (its fastest); `hecs for` is the same \
          loop as a `for` loop over `query_mut`, rota's loop style.\n\
+         * add_remove: `rota column` is the same inserts and deletes through one \
+         `World::column_mut::<AddB>()` handle held for the round (no store lookup per call).\n\
          * plain Rust: the same values through plain `Vec`s, no ECS \
          (`benches/peers/src/lib_plain.rs`), for every workload (rayon for heavy_compute).\n",
         SEQUENTIAL_SCHEDULE

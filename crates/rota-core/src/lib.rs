@@ -122,4 +122,4 @@ pub use snapshot::{Snapshot, SnapshotPolicy};
 pub use store::{Iter, IterMut, Store, join};
 pub use system::IntoSystem;
 pub use tick::{ChangeWindow, ComponentTicks, Tick};
-pub use world::{UnsettledStore, World, log};
+pub use world::{ColumnMut, UnsettledStore, World, log};

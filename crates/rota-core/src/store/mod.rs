@@ -568,7 +568,7 @@ impl IndexColumns {
     /// with the element's position, not cleared (an insert for the same entity revives the
     /// element in place), and the position's dead bit set. `false` (nothing changed) if the
     /// slot holds no live element, or, when `check`, one of another entity.
-    #[inline]
+    #[inline(always)]
     fn mark_dead(&mut self, entity: Entity, check: bool) -> bool {
         let Some(cell) = self.sparse.cell_mut(entity.slot()) else {
             return false;
@@ -853,7 +853,7 @@ impl<T> Store<T> {
     /// Only if memory runs out, like `Vec::push`, or the store is full (2³¹ − 1 elements);
     /// [`Store::try_insert`] reports those instead.
     #[track_caller]
-    #[inline]
+    #[inline(always)]
     pub fn insert(&mut self, entity: Entity, value: T) -> Option<T> {
         match self.try_insert(entity, value) {
             Ok(old) => old,
@@ -869,7 +869,7 @@ impl<T> Store<T> {
     ///
     /// [`StoreError::OutOfMemory`] if a column or sparse page could not grow;
     /// [`StoreError::Full`] if the columns already hold 2³¹ − 1 elements.
-    #[inline]
+    #[inline(always)]
     pub fn try_insert(&mut self, entity: Entity, value: T) -> Result<Option<T>, (StoreError, T)> {
         let now = self.now;
         let found = match &mut self.index {
@@ -906,6 +906,20 @@ impl<T> Store<T> {
             }
             Entry::Dead(_) | Entry::Absent => {}
         }
+        self.append_new(entity, value, now)
+    }
+
+    /// The rest of [`Store::try_insert`], for an entity the store holds no value (live or
+    /// dead) for: appended. Out of line, so that the paths before it — a revive, a replace —
+    /// stay small enough to inline at every caller (a function with several callers is inlined
+    /// by size alone).
+    #[inline(never)]
+    fn append_new(
+        &mut self,
+        entity: Entity,
+        value: T,
+        now: Tick,
+    ) -> Result<Option<T>, (StoreError, T)> {
         self.compact_if_mostly_dead();
         let (mut index, mut values) = self.columns_mut();
         if index.entities.len() >= MAX_DENSE {
@@ -1033,7 +1047,7 @@ impl<T> Store<T> {
     /// [`Store::forget_held`]); `false` if the store holds none for it. `check`: whether to
     /// compare the element's entity with `entity` (a caller that knows the store holds it may
     /// skip that load). A shared index is copied only if there is an element to mark.
-    #[inline]
+    #[inline(always)]
     fn mark_dead(&mut self, entity: Entity, check: bool) -> bool {
         if let Half::Shared(index) = &self.index
             && index.dense_index(entity).is_none()
@@ -1063,6 +1077,14 @@ impl<T> Store<T> {
         if count == 0 || count < self.index.entities.len() || self.copy_values.is_some() {
             return;
         }
+        self.empty_all_dead();
+    }
+
+    /// [`Store::empty_if_all_dead`] once it has found every element dead; out of line, so the
+    /// removals that call it stay short.
+    #[cold]
+    #[inline(never)]
+    fn empty_all_dead(&mut self) {
         let index = self.index_mut();
         index.entities.clear();
         index.added.clear();

@@ -155,23 +155,23 @@ impl StructuralLog {
     pub(crate) fn spawned(&mut self, entity: Entity, indices: &[usize], stores: &[StoreEntry]) {
         self.push(StructuralChange::Spawned(entity));
         for &i in indices {
-            self.added(entity, &stores[i]);
+            self.added(entity, stores[i].name, stores[i].type_id);
         }
     }
 
-    pub(crate) fn added(&mut self, entity: Entity, store: &StoreEntry) {
+    pub(crate) fn added(&mut self, entity: Entity, component: &'static str, type_id: TypeId) {
         self.push(StructuralChange::Added {
             entity,
-            component: store.name,
-            type_id: store.type_id,
+            component,
+            type_id,
         });
     }
 
-    pub(crate) fn removed(&mut self, entity: Entity, store: &StoreEntry) {
+    pub(crate) fn removed(&mut self, entity: Entity, component: &'static str, type_id: TypeId) {
         self.push(StructuralChange::Removed {
             entity,
-            component: store.name,
-            type_id: store.type_id,
+            component,
+            type_id,
         });
     }
 

@@ -1,5 +1,6 @@
 //! The `World`: the entity allocator, one store per component type, resources and the tick.
 
+mod column;
 mod erased;
 mod full_checksum;
 pub mod log;
@@ -24,6 +25,8 @@ use crate::tick::{CHECK_INTERVAL, ChangeWindow, Tick};
 pub(crate) use erased::{AnyValues, ErasedStore, downcast_mut, downcast_ref};
 use membership::Membership;
 use registry::Registry;
+
+pub use column::ColumnMut;
 pub(crate) use registry::key as registry_key;
 pub(crate) use resources::Resources;
 
@@ -652,7 +655,7 @@ impl World {
         let old = downcast_mut::<T>(&mut *self.stores[i].store).insert(entity, component);
         self.membership.set(entity.slot(), i);
         if let (Some(log), None) = (&mut self.log, &old) {
-            log.added(entity, &self.stores[i]);
+            log.added(entity, T::NAME, TypeId::of::<T>());
         }
         Ok(old)
     }
@@ -673,7 +676,7 @@ impl World {
         if old.is_some() {
             self.membership.clear(entity.slot(), i);
             if let Some(log) = &mut self.log {
-                log.removed(entity, &self.stores[i]);
+                log.removed(entity, T::NAME, TypeId::of::<T>());
             }
         }
         Ok(old)
@@ -723,7 +726,7 @@ impl World {
         };
         self.membership.clear(entity.slot(), i);
         if let Some(log) = &mut self.log {
-            log.removed(entity, &self.stores[i]);
+            log.removed(entity, T::NAME, TypeId::of::<T>());
         }
         // Dropped once the world's books agree with the store: its `Drop` may panic.
         drop(taken);
