@@ -17,6 +17,8 @@ mod par_model;
 mod pending_despawns;
 mod prefab;
 mod queries;
+mod revive_cases;
+mod revive_model;
 mod rollback;
 mod scene;
 mod scene_model;

@@ -524,6 +524,12 @@ fn append<T>(
     index.displaced_count += usize::from(!in_order);
 }
 
+/// [`IndexColumns::is_dead_element_of`] over the two columns it reads.
+#[inline]
+fn is_dead_element_of(dead: &DeadSet, entities: &[Entity], d: usize, entity: Entity) -> bool {
+    dead.contains(d) && entities.get(d) == Some(&entity)
+}
+
 /// What an insert finds at its entity's slot ([`IndexColumns::revive_or_find`]).
 enum Found {
     /// A dead element of the entity, revived at this position; its value is the caller's to
@@ -539,7 +545,7 @@ impl IndexColumns {
     /// elements without touching tags).
     #[inline]
     fn is_dead_element_of(&self, d: usize, entity: Entity) -> bool {
-        self.dead.contains(d) && self.entities.get(d) == Some(&entity)
+        is_dead_element_of(&self.dead, &self.entities, d, entity)
     }
 
     /// An insert's look at `entity`'s slot, finding its sparse entry once: a dead element of
@@ -554,7 +560,8 @@ impl IndexColumns {
             return Found::Entry(Entry::Absent);
         };
         match Entry::of(*cell) {
-            Entry::Dead(d) if self.dead.contains(d) && self.entities.get(d) == Some(&entity) => {
+            // The fields, not `self`: `cell` borrows the sparse pages.
+            Entry::Dead(d) if is_dead_element_of(&self.dead, &self.entities, d, entity) => {
                 *cell = d as u32;
                 self.dead.remove(d);
                 self.added[d] = now;
