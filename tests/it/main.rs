@@ -1,27 +1,23 @@
-//! rota's integration tests: one binary (links once), one module per area.
+//! rota's integration tests, one module per area: the API's behaviour, the scheduler, systems,
+//! the seal, scenes and rollback. The model-based property tests (random operations against an
+//! oracle, compared after every step) are the `model` binary (`tests/model/`): two binaries
+//! that build side by side on two cores, where one had to be built alone at the end of a
+//! cold `cargo test` (docs/testing-time.md).
 
 mod change_detection;
 mod change_stamping;
 mod checksum_sensitivity;
-mod column_handle;
 mod command_buffers;
 mod command_runs;
 mod dead_elements;
 mod events;
 mod generation_overflow;
-mod hierarchy_model;
-mod join_model;
-mod one_store_walks;
 mod panic_aftermath;
-mod par_model;
 mod pending_despawns;
 mod prefab;
 mod queries;
-mod revive_cases;
-mod revive_model;
 mod rollback;
 mod scene;
-mod scene_model;
 mod schedule;
 mod schedule_determinism;
 mod schedule_events;
@@ -32,35 +28,13 @@ mod schedule_profile;
 mod schedule_threads;
 mod seal;
 mod seal_by_hand;
-mod settle_model;
 mod settle_through_commands;
 mod snapshot_cow;
-mod snapshot_model;
-mod soak;
-mod started_queries;
-mod storage_model;
 mod structural_log;
 mod systems;
 mod world;
-mod world_model;
 
-/// Proptest cases for a property: `PROPTEST_CASES` when set (CI or a soak can raise or lower
-/// it), else the property's own default.
-pub(crate) fn cases(default: u32) -> u32 {
-    std::env::var("PROPTEST_CASES")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(default)
-}
-
-/// Shrink iterations for a property that sets its own budget: `PROPTEST_MAX_SHRINK_ITERS` when
-/// set, else `default`. Proptest reads that variable only for configs that leave the field at
-/// its default; `cargo xtask mutants` sets it to 0 (no shrinking) because a mutant is caught by
-/// the first failing case, and shrinking a 1000-op case took most of a caught mutant's time
-/// (up to 90 s of a 95 s test run).
-pub(crate) fn shrink_iters(default: u32) -> u32 {
-    std::env::var("PROPTEST_MAX_SHRINK_ITERS")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(default)
-}
+#[path = "../support/mod.rs"]
+#[allow(dead_code)] // `shrink_iters` is the `model` binary's
+mod support;
+pub(crate) use support::cases;

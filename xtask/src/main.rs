@@ -8,7 +8,7 @@
 //! * `cargo xtask doc-check` — builds the docs with `-D warnings` and fails on any unresolved
 //!   intra-doc link rendered on the `rota` facade's pages (`doc_check.rs`).
 //! * `cargo xtask soak --minutes N [--seed S]` — the random-ops soak against the oracle
-//!   (`soak.rs`, `tests/it/soak.rs`).
+//!   (`soak.rs`, `tests/model/soak.rs`).
 //! * `cargo xtask mutants [--jobs N | --in-place] [--with-unit-tests] [-- <cargo-mutants args>]`
 //!   — mutation testing of the core files against the fast test subset (`mutants.rs`; slow,
 //!   not in CI).

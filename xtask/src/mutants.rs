@@ -131,12 +131,12 @@ pub fn mutants(args: &[String]) -> ExitCode {
     for file in FILES {
         cmd.args(["--file", file]);
     }
-    // The fast subset: the `it` binary (trybuild lives in the rota-ui package), with few
+    // The fast subset: the `it` and `model` binaries (trybuild lives in the rota-ui package), with few
     // proptest cases; a mutant the models miss at 16 cases is worth a look anyway. Given as
     // `--cargo-arg`, not after `--`: cargo-mutants passes trailing arguments to `cargo test`
     // only, so its build phase (`cargo test --no-run --package rota`) built every example and
     // the facade's own test harness for each mutant too.
-    cmd.args(["--cargo-arg", "--test=it"]);
+    cmd.args(["--cargo-arg", "--test=it", "--cargo-arg", "--test=model"]);
     if unit_tests {
         cmd.args(["--cargo-arg", "--lib"]);
     }

@@ -1,4 +1,4 @@
-//! `cargo xtask soak --minutes N [--seed S]`: runs the soak test (`tests/it/soak.rs`) for N
+//! `cargo xtask soak --minutes N [--seed S]`: runs the soak test (`tests/model/soak.rs`) for N
 //! minutes (fractions allowed: `--minutes 0.5` is 30 s) with a fresh seed, or with seed S to
 //! replay a failure. The test prints the seed first, and on a failure the round seed and the
 //! shrunk op sequence.
@@ -32,7 +32,7 @@ pub fn soak(args: &[String]) -> ExitCode {
     cmd.args([
         "test",
         "--test",
-        "it",
+        "model",
         "--",
         "soak::soak_against_oracle",
         "--exact",

@@ -5,7 +5,7 @@
 //! no other way back to the typed store). A `ColumnMut` does both once, when it is made, and
 //! then each call is the liveness check, the store's own work, the membership bit and the
 //! structural log: what the world's methods do after their lookup, line for line
-//! (`tests/it/column_handle.rs` runs both on the same histories and compares everything). The
+//! (`tests/model/column_handle.rs` runs both on the same histories and compares everything). The
 //! world's methods keep their own copy of those lines rather than building a `ColumnMut`:
 //! built on one (before `Store::try_insert`'s append path went out of line), a loop of
 //! `World::insert` no longer inlined the store's insert and ran 13% more instructions

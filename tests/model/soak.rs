@@ -10,7 +10,7 @@
 //! order, the liveness of every handle ever issued, the tick, a resource, and each op's
 //! `ApplyReport`/`RunReport`.
 //!
-//! * `cargo test --test it soak` — one short round (a few cases), part of the normal suite.
+//! * `cargo test --test model soak` — one short round (a few cases), part of the normal suite.
 //! * `cargo xtask soak --minutes N [--seed S]` — rounds until N minutes are up (it sets
 //!   `ROTA_SOAK_SECONDS` and `ROTA_SOAK_SEED` and runs this test). Round `r` uses seed `S + r`;
 //!   a failure prints that round seed and proptest's shrunk op sequence, and
