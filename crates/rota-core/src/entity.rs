@@ -495,6 +495,16 @@ impl Entities {
         }
     }
 
+    /// [`Entities::is_alive`] as a `Result`: the error names `entity`.
+    #[inline]
+    pub(crate) fn check_alive(&self, entity: Entity) -> Result<(), EntityNotAlive> {
+        if self.is_alive(entity) {
+            Ok(())
+        } else {
+            Err(EntityNotAlive(entity))
+        }
+    }
+
     /// The live entity currently occupying `slot`, if any.
     #[inline]
     pub fn alive_at(&self, slot: u32) -> Option<Entity> {

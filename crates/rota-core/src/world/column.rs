@@ -3,13 +3,18 @@
 //! [`World::insert`], [`World::remove`] and [`World::delete`] find `T`'s store on every call —
 //! the registry cell, then the erased store's `Any` downcast (an indirect call; safe Rust has
 //! no other way back to the typed store). A `ColumnMut` does both once, when it is made, and
-//! then each call is the liveness check, the store's own work, the membership bit and the
-//! structural log: what the world's methods do after their lookup, line for line
-//! (`tests/model/column_handle.rs` runs both on the same histories and compares everything). The
-//! world's methods keep their own copy of those lines rather than building a `ColumnMut`:
-//! built on one (before `Store::try_insert`'s append path went out of line), a loop of
-//! `World::insert` no longer inlined the store's insert and ran 13% more instructions
-//! (docs/benchmarks.md, "a typed column handle").
+//! then each call is the store's own work, the membership bit and the structural log, with the
+//! liveness check where it can decide something (below). The world's methods are a lookup
+//! followed by the call of the same name here, so the two cannot drift apart
+//! (`tests/model/column_handle.rs` still runs both on the same histories). That layer costs
+//! nothing only because the bookkeeping methods are `#[inline(always)]`: with plain `#[inline]`
+//! and two callers each, LLVM left them out of line and a loop of `World::insert` + `delete` ran
+//! 20% more instructions (docs/benchmarks.md, "the world's methods through the column handle").
+//!
+//! A removal that finds a value skips the liveness check: the store matched the whole handle,
+//! generation included, and a store holds only live entities (a despawn takes the entity out of
+//! every store, leaving at most a dead element, which no lookup finds). Only a removal that
+//! finds nothing asks, to tell `Ok(None)` from [`EntityNotAlive`].
 //!
 //! Invariant kept here, as in the world's methods: the membership index lists `T`'s store for
 //! a slot exactly when the store holds a live value for it (`World::check_invariants`), and
@@ -88,15 +93,20 @@ impl<T: Component> ColumnMut<'_, T> {
     /// [`EntityNotAlive`] for a dead or stale handle; nothing is stored.
     #[inline]
     pub fn insert(&mut self, entity: Entity, component: T) -> Result<Option<T>, EntityNotAlive> {
-        if !self.entities.is_alive(entity) {
-            return Err(EntityNotAlive(entity));
-        }
+        self.entities.check_alive(entity)?;
+        Ok(self.insert_alive(entity, component))
+    }
+
+    /// [`ColumnMut::insert`] for an `entity` the caller has checked is alive (the store may
+    /// hold a dead element of a despawned incarnation, which only that check tells apart).
+    #[inline(always)]
+    pub(crate) fn insert_alive(&mut self, entity: Entity, component: T) -> Option<T> {
         let old = self.store.insert(entity, component);
         self.membership.set(entity.slot(), self.position);
         if let (Some(log), None) = (&mut *self.log, &old) {
             log.added(entity, T::NAME, TypeId::of::<T>());
         }
-        Ok(old)
+        old
     }
 
     /// Removes and returns `entity`'s `T`, if it has one ([`World::remove`]).
@@ -104,15 +114,14 @@ impl<T: Component> ColumnMut<'_, T> {
     /// # Errors
     ///
     /// [`EntityNotAlive`] for a dead or stale handle.
-    #[inline]
+    #[inline(always)]
     pub fn remove(&mut self, entity: Entity) -> Result<Option<T>, EntityNotAlive> {
-        if !self.entities.is_alive(entity) {
-            return Err(EntityNotAlive(entity));
-        }
         let old = self.store.remove(entity);
-        if old.is_some() {
-            self.removed(entity);
+        if old.is_none() {
+            // A removal that finds nothing tells nothing of the handle: checked only then.
+            return self.entities.check_alive(entity).map(|()| None);
         }
+        self.removed(entity);
         Ok(old)
     }
 
@@ -122,13 +131,10 @@ impl<T: Component> ColumnMut<'_, T> {
     /// # Errors
     ///
     /// [`EntityNotAlive`] for a dead or stale handle.
-    #[inline]
+    #[inline(always)]
     pub fn delete(&mut self, entity: Entity) -> Result<bool, EntityNotAlive> {
-        if !self.entities.is_alive(entity) {
-            return Err(EntityNotAlive(entity));
-        }
         let taken = match self.store.discard(entity) {
-            Discarded::NotHeld => return Ok(false),
+            Discarded::NotHeld => return self.entities.check_alive(entity).map(|()| false),
             Discarded::Dead => None,
             Discarded::Taken(value) => Some(value),
         };
@@ -170,8 +176,16 @@ impl<T: Component> ColumnMut<'_, T> {
     }
 
     /// The books after a value of `entity`'s left the store: its membership bit, the log.
-    #[inline]
+    ///
+    /// A removal that finds a value needs no liveness check: the store matched the whole
+    /// handle, generation included, and a store holds only live entities (a despawn takes the
+    /// entity out of every store, leaving at most a dead element, which no lookup finds).
+    #[inline(always)]
     fn removed(&mut self, entity: Entity) {
+        debug_assert!(
+            self.entities.is_alive(entity),
+            "a store held {entity}, which is not alive"
+        );
         self.membership.clear(entity.slot(), self.position);
         if let Some(log) = &mut *self.log {
             log.removed(entity, T::NAME, TypeId::of::<T>());

@@ -20,7 +20,7 @@ use crate::component::Component;
 use crate::entity::{Entities, Entity};
 use crate::error::{EntityNotAlive, SpawnError};
 use crate::read_ahead::{READ_AHEAD, ReadAhead};
-use crate::store::{Discarded, Store};
+use crate::store::Store;
 use crate::tick::{CHECK_INTERVAL, ChangeWindow, Tick};
 pub(crate) use erased::{AnyValues, ErasedStore, downcast_mut, downcast_ref};
 use membership::Membership;
@@ -648,16 +648,10 @@ impl World {
         entity: Entity,
         component: T,
     ) -> Result<Option<T>, EntityNotAlive> {
-        if !self.entities.is_alive(entity) {
-            return Err(EntityNotAlive(entity));
-        }
+        // Checked before registering: a failed insert leaves the world as it was.
+        self.entities.check_alive(entity)?;
         let i = self.register::<T>();
-        let old = downcast_mut::<T>(&mut *self.stores[i].store).insert(entity, component);
-        self.membership.set(entity.slot(), i);
-        if let (Some(log), None) = (&mut self.log, &old) {
-            log.added(entity, T::NAME, TypeId::of::<T>());
-        }
-        Ok(old)
+        Ok(self.column_at::<T>(i).insert_alive(entity, component))
     }
 
     /// Removes and returns `entity`'s `T`, if it has one.
@@ -665,21 +659,12 @@ impl World {
     /// # Errors
     ///
     /// [`EntityNotAlive`] for a dead or stale handle.
+    #[inline]
     pub fn remove<T: Component>(&mut self, entity: Entity) -> Result<Option<T>, EntityNotAlive> {
-        if !self.entities.is_alive(entity) {
-            return Err(EntityNotAlive(entity));
+        match self.registry.position::<T>() {
+            Some(i) => self.column_at::<T>(i).remove(entity),
+            None => self.entities.check_alive(entity).map(|()| None),
         }
-        let Some(i) = self.registry.position::<T>() else {
-            return Ok(None);
-        };
-        let old = downcast_mut::<T>(&mut *self.stores[i].store).remove(entity);
-        if old.is_some() {
-            self.membership.clear(entity.slot(), i);
-            if let Some(log) = &mut self.log {
-                log.removed(entity, T::NAME, TypeId::of::<T>());
-            }
-        }
-        Ok(old)
     }
 
     /// Removes `entity`'s `T` and drops it; returns whether it had one. The same change as
@@ -713,24 +698,10 @@ impl World {
     /// [`EntityNotAlive`] for a dead or stale handle.
     #[inline]
     pub fn delete<T: Component>(&mut self, entity: Entity) -> Result<bool, EntityNotAlive> {
-        if !self.entities.is_alive(entity) {
-            return Err(EntityNotAlive(entity));
+        match self.registry.position::<T>() {
+            Some(i) => self.column_at::<T>(i).delete(entity),
+            None => self.entities.check_alive(entity).map(|()| false),
         }
-        let Some(i) = self.registry.position::<T>() else {
-            return Ok(false);
-        };
-        let taken = match downcast_mut::<T>(&mut *self.stores[i].store).discard(entity) {
-            Discarded::NotHeld => return Ok(false),
-            Discarded::Dead => None,
-            Discarded::Taken(value) => Some(value),
-        };
-        self.membership.clear(entity.slot(), i);
-        if let Some(log) = &mut self.log {
-            log.removed(entity, T::NAME, TypeId::of::<T>());
-        }
-        // Dropped once the world's books agree with the store: its `Drop` may panic.
-        drop(taken);
-        Ok(true)
     }
 
     /// `entity`'s `T`, if it is alive and has one.
