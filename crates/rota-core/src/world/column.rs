@@ -13,8 +13,12 @@
 //!
 //! A removal that finds a value skips the liveness check: the store matched the whole handle,
 //! generation included, and a store holds only live entities (a despawn takes the entity out of
-//! every store, leaving at most a dead element, which no lookup finds). Only a removal that
-//! finds nothing asks, to tell `Ok(None)` from [`EntityNotAlive`].
+//! every store, leaving at most a dead element, which no lookup finds). The one window where a
+//! store still holds a freed entity — a command application's despawns whose store removals
+//! wait (`World::despawn_later`) — is closed before any code that holds a `&mut World` runs:
+//! `apply_queue` finishes them before a queued closure, its insert and remove runs check
+//! liveness themselves, and a panic finishes them before it goes on. Only a removal that finds
+//! nothing asks, to tell `Ok(None)` from [`EntityNotAlive`].
 //!
 //! Invariant kept here, as in the world's methods: the membership index lists `T`'s store for
 //! a slot exactly when the store holds a live value for it (`World::check_invariants`), and
