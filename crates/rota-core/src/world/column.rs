@@ -179,11 +179,8 @@ impl<T: Component> ColumnMut<'_, T> {
         self.store.is_empty()
     }
 
-    /// The books after a value of `entity`'s left the store: its membership bit, the log.
-    ///
-    /// A removal that finds a value needs no liveness check: the store matched the whole
-    /// handle, generation included, and a store holds only live entities (a despawn takes the
-    /// entity out of every store, leaving at most a dead element, which no lookup finds).
+    /// The books after a value of `entity`'s left the store: its membership bit, the log. No
+    /// liveness check: a store that found `entity` holds it alive (the module docs say why).
     #[inline(always)]
     fn removed(&mut self, entity: Entity) {
         debug_assert!(
