@@ -470,9 +470,7 @@ impl Entities {
     /// assert_eq!(entities.despawn(e), Err(EntityNotAlive(e)));
     /// ```
     pub fn despawn(&mut self, entity: Entity) -> Result<(), EntityNotAlive> {
-        if !self.is_alive(entity) {
-            return Err(EntityNotAlive(entity));
-        }
+        self.check_alive(entity)?;
         let s = &mut self.slots[entity.slot as usize];
         self.alive -= 1;
         match s.generation.checked_add(1) {

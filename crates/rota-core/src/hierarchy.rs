@@ -244,9 +244,7 @@ impl World {
     ///
     /// [`EntityNotAlive`] for a dead or stale handle; nothing changes.
     pub fn despawn_recursive(&mut self, entity: Entity) -> Result<usize, EntityNotAlive> {
-        if !self.is_alive(entity) {
-            return Err(EntityNotAlive(entity));
-        }
+        self.entities.check_alive(entity)?;
         self.detach_from_parent(entity);
         // Each entity once: the hierarchy has no cycles, but `&mut` access to `Children` can
         // swap values into one, and the walk must still end.

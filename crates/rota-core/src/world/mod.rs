@@ -476,9 +476,7 @@ impl World {
     ///
     /// [`EntityNotAlive`] for a dead or stale handle; nothing changes.
     pub fn despawn(&mut self, entity: Entity) -> Result<(), EntityNotAlive> {
-        if !self.entities.is_alive(entity) {
-            return Err(EntityNotAlive(entity));
-        }
+        self.entities.check_alive(entity)?;
         self.detach_for_despawn(entity);
         let stores = &mut self.stores;
         self.membership
