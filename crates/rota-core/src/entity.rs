@@ -45,11 +45,30 @@ use crate::error::{EntityNotAlive, SpawnError};
 /// assert_eq!(e.generation(), 0);
 /// assert_eq!(e.to_string(), "0v0");
 /// ```
-#[derive(Copy, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(Copy, Clone, Eq, PartialOrd, Ord)]
 pub struct Entity {
     // Field order matters: the derived `Ord` compares `slot` first.
     slot: u32,
     generation: u32,
+}
+
+/// Field by field, as a derive would, but as one 64-bit comparison: stores compare a handle
+/// with the element they find on every lookup.
+impl PartialEq for Entity {
+    #[inline]
+    fn eq(&self, other: &Entity) -> bool {
+        self.to_bits() == other.to_bits()
+    }
+}
+
+/// The derived hash (slot, then generation), written out beside the hand-written `PartialEq`
+/// it agrees with.
+impl std::hash::Hash for Entity {
+    #[inline]
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.slot.hash(state);
+        self.generation.hash(state);
+    }
 }
 
 impl Entity {

@@ -64,11 +64,9 @@ impl DeadSet {
     /// Whether position `at` is dead.
     #[inline]
     pub(super) fn contains(&self, at: usize) -> bool {
-        self.count > 0
-            && self
-                .bits
-                .get(at / 64)
-                .is_some_and(|w| w & (1 << (at % 64)) != 0)
+        self.bits
+            .get(at / 64)
+            .is_some_and(|w| w & (1 << (at % 64)) != 0)
     }
 
     /// Marks position `at` (live until now) dead.

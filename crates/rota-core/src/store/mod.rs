@@ -1081,7 +1081,8 @@ impl<T> Store<T> {
     #[inline]
     fn empty_if_all_dead(&mut self) {
         let count = self.index.dead.count();
-        if count == 0 || count < self.index.entities.len() || self.copy_values.is_some() {
+        // The common case first: live elements remain.
+        if count < self.index.entities.len() || count == 0 || self.copy_values.is_some() {
             return;
         }
         self.empty_all_dead();

@@ -26,8 +26,12 @@ pub(crate) const MAX_DENSE: usize = (DEAD_TAG - 1) as usize;
 /// 16 KiB per range that holds at least one value.
 #[derive(Debug, Default)]
 pub(crate) struct SparsePages {
-    pages: Vec<Option<Box<[u32]>>>,
+    pages: Vec<Option<Page>>,
 }
+
+/// One page: a fixed-size array, so the masked in-page index needs no bounds check and a page
+/// pointer is one word.
+type Page = Box<[u32; PAGE_LEN]>;
 
 impl Clone for SparsePages {
     fn clone(&self) -> Self {
@@ -36,10 +40,18 @@ impl Clone for SparsePages {
         }
     }
 
-    /// Reuses pages (a `Box<[u32]>` of equal length is overwritten in place): restoring a
-    /// snapshot allocates no page the world already has.
+    /// Reuses pages (a page both sides have is overwritten in place): restoring a snapshot
+    /// allocates no page the world already has.
     fn clone_from(&mut self, source: &Self) {
-        self.pages.clone_from(&source.pages);
+        self.pages.truncate(source.pages.len());
+        for (mine, theirs) in self.pages.iter_mut().zip(&source.pages) {
+            match (mine, theirs) {
+                (Some(mine), Some(theirs)) => mine.copy_from_slice(&theirs[..]),
+                (mine, theirs) => mine.clone_from(theirs),
+            }
+        }
+        let have = self.pages.len();
+        self.pages.extend_from_slice(&source.pages[have..]);
     }
 }
 
@@ -114,7 +126,7 @@ impl SparsePages {
     #[inline]
     pub(crate) fn cell_mut(&mut self, slot: u32) -> Option<&mut u32> {
         match self.pages.get_mut((slot >> PAGE_BITS) as usize) {
-            Some(Some(page)) => page.get_mut((slot & PAGE_MASK) as usize),
+            Some(Some(page)) => Some(&mut page[(slot & PAGE_MASK) as usize]),
             _ => None,
         }
     }
@@ -146,7 +158,7 @@ impl SparsePages {
 
     /// Page `page_no`, allocated (every entry absent) if it does not exist yet. Only fails
     /// before changing anything.
-    fn try_page(&mut self, page_no: u32) -> Result<&mut [u32], SparseAllocError> {
+    fn try_page(&mut self, page_no: u32) -> Result<&mut Page, SparseAllocError> {
         let page = page_no as usize;
         if page >= self.pages.len() {
             self.pages
@@ -161,7 +173,8 @@ impl SparsePages {
                 .try_reserve_exact(PAGE_LEN)
                 .map_err(|_| SparseAllocError)?;
             fresh.resize(PAGE_LEN, ABSENT);
-            *entry = Some(fresh.into_boxed_slice());
+            // A boxed slice of `PAGE_LEN` entries converts to the array type (no copy).
+            *entry = Page::try_from(fresh.into_boxed_slice()).ok();
         }
         match entry {
             Some(p) => Ok(p),
@@ -258,20 +271,15 @@ fn page_runs(
 
 /// Points the entries of `here` (slots of this one page) at `at`, `at + 1`, ….
 #[inline]
-fn fill(page: &mut [u32], here: &[crate::entity::Entity], at: u32) {
-    // As an array, the masked index needs no bounds check.
-    if let Ok(page) = <&mut [u32; PAGE_LEN]>::try_from(&mut *page) {
-        for (e, at) in here.iter().zip(at..) {
-            page[(e.slot() & PAGE_MASK) as usize] = at;
-        }
-    } else {
-        debug_assert!(false, "a sparse page holds {} entries", page.len());
+fn fill(page: &mut [u32; PAGE_LEN], here: &[crate::entity::Entity], at: u32) {
+    for (e, at) in here.iter().zip(at..) {
+        page[(e.slot() & PAGE_MASK) as usize] = at;
     }
 }
 
 /// The present entries of a [`SparsePages`], in ascending slot order: `(slot, dense index)`.
 pub(crate) struct SparseIter<'a> {
-    pages: std::iter::Enumerate<std::slice::Iter<'a, Option<Box<[u32]>>>>,
+    pages: std::iter::Enumerate<std::slice::Iter<'a, Option<Page>>>,
     /// The page being walked: its first slot and its remaining entries.
     page: Option<(u32, std::iter::Enumerate<std::slice::Iter<'a, u32>>)>,
 }
@@ -309,5 +317,40 @@ mod tests {
         assert_eq!(s.get(10_000_001), ABSENT);
         assert_eq!(s.get(5), ABSENT);
         assert_eq!(s.iter().collect::<Vec<_>>(), vec![(10_000_000, 3)]);
+    }
+
+    /// `clone_from` gives the source's entries whatever pages each side had: a page on both
+    /// sides (overwritten), only here (dropped), only there (copied), and a longer or shorter
+    /// page list.
+    #[test]
+    fn clone_from_matches_the_source_for_every_page_shape() {
+        let page = PAGE_LEN as u32;
+        let shapes: [&[u32]; 4] = [&[], &[1, page + 2], &[2 * page + 5], &[3, 3 * page + 1]];
+        for mine in shapes {
+            for theirs in shapes {
+                let mut here = SparsePages::new();
+                for (i, &slot) in mine.iter().enumerate() {
+                    here.try_set(slot, 100 + i as u32).unwrap();
+                }
+                let mut source = SparsePages::new();
+                for (i, &slot) in theirs.iter().enumerate() {
+                    source.try_set(slot, i as u32).unwrap();
+                }
+                if let Some(&first) = theirs.first() {
+                    source.set_dead(first, 7);
+                }
+                here.clone_from(&source);
+                let expected: Vec<_> = source.iter().collect();
+                assert_eq!(
+                    here.iter().collect::<Vec<_>>(),
+                    expected,
+                    "{mine:?} ← {theirs:?}"
+                );
+                assert_eq!(here.allocated_pages(), source.allocated_pages());
+                for slot in [0, 1, 3, page + 2, 2 * page + 5, 3 * page + 1] {
+                    assert_eq!(here.entry(slot), source.entry(slot), "slot {slot}");
+                }
+            }
+        }
     }
 }

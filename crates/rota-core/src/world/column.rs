@@ -107,7 +107,9 @@ impl<T: Component> ColumnMut<'_, T> {
     pub(crate) fn insert_alive(&mut self, entity: Entity, component: T) -> Option<T> {
         let old = self.store.insert(entity, component);
         self.membership.set(entity.slot(), self.position);
-        if let (Some(log), None) = (&mut *self.log, &old) {
+        if let Some(log) = &mut *self.log
+            && old.is_none()
+        {
             log.added(entity, T::NAME, TypeId::of::<T>());
         }
         old

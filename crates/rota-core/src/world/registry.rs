@@ -62,14 +62,29 @@ impl Registry {
     /// `T`'s store position, if registered.
     #[inline]
     pub(crate) fn position<T: Component>(&self) -> Option<usize> {
-        if let Some(cell) = T::__registry_cell() {
-            let n = number(cell);
-            if n < DENSE_LIMIT {
-                return match self.by_number.get(n as usize) {
-                    Some(&p) if p != 0 => Some(p as usize - 1),
-                    _ => None,
-                };
-            }
+        let Some(cell) = T::__registry_cell() else {
+            return self.position_of(TypeId::of::<T>());
+        };
+        // The hot path: a numbered, registered type. An unnumbered cell reads 0, and
+        // `by_number[0]` is never set, so it falls through to the slow path with the rest.
+        match self.by_number.get(cell.load(Ordering::Relaxed) as usize) {
+            Some(&p) if p != 0 => Some(p as usize - 1),
+            _ => self.position_slow::<T>(cell),
+        }
+    }
+
+    /// [`Registry::position`] for a type the table does not list: unnumbered yet (numbered
+    /// here), unregistered, or numbered past the table's limit (the tree).
+    #[cold]
+    #[inline(never)]
+    fn position_slow<T: Component>(&self, cell: &AtomicU32) -> Option<usize> {
+        let n = number(cell);
+        if n < DENSE_LIMIT {
+            // Every registered type numbered below the limit is in the table.
+            return match self.by_number.get(n as usize) {
+                Some(&p) if p != 0 => Some(p as usize - 1),
+                _ => None,
+            };
         }
         self.position_of(TypeId::of::<T>())
     }
