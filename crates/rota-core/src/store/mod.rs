@@ -55,7 +55,7 @@
 //!
 //! Memory: 4 bytes per slot in each touched 4096-slot page (16 KiB a page), plus
 //! `17 + size_of::<T>()` bytes per stored value (entity, displacement flag, the `added` and
-//! `changed` ticks, value), and one bit per dense position while any element is dead. Zero-sized
+//! `changed` ticks, value); dead elements cost nothing more (the sparse entries tell them). Zero-sized
 //! `T` (tags) store no values at all.
 //!
 //! Cost: a settled store iterates as one slice walk, O(n), as fast as a `Vec<T>`; the `&self`
@@ -80,7 +80,6 @@ use std::sync::Arc;
 use crate::entity::Entity;
 use crate::error::StoreError;
 use crate::tick::{ComponentTicks, Tick};
-use dead::DeadSet;
 use sparse::{ABSENT, Entry, MAX_DENSE, SparsePages, dead_tagged};
 
 /// A sparse set holding at most one `T` per entity slot, iterated in ascending slot order.
@@ -224,8 +223,9 @@ struct IndexColumns {
     added: Vec<Tick>,
     displaced: Vec<bool>,
     displaced_count: usize,
-    /// The positions of despawned entities' elements not yet compacted away (`dead.rs`).
-    dead: DeadSet,
+    /// How many elements are dead: left by despawns and deletes, not yet revived or
+    /// compacted away. Which ones is derived from the sparse entries (`dead.rs`).
+    dead: usize,
 }
 
 impl IndexColumns {
@@ -236,7 +236,7 @@ impl IndexColumns {
             added: Vec::new(),
             displaced: Vec::new(),
             displaced_count: 0,
-            dead: DeadSet::new(),
+            dead: 0,
         }
     }
 }
@@ -447,7 +447,7 @@ impl<T> Store<T> {
         added.clone_from(&source.index.added);
         displaced.clone_from(&source.index.displaced);
         *displaced_count = source.index.displaced_count;
-        dead.clone_from(&source.index.dead);
+        *dead = source.index.dead;
         // The old contents are overwritten: a shared half is dropped, not copied first.
         let ValueColumns {
             values: to_values,
@@ -524,12 +524,6 @@ fn append<T>(
     index.displaced_count += usize::from(!in_order);
 }
 
-/// [`IndexColumns::is_dead_element_of`] over the two columns it reads.
-#[inline]
-fn is_dead_element_of(dead: &DeadSet, entities: &[Entity], d: usize, entity: Entity) -> bool {
-    dead.contains(d) && entities.get(d) == Some(&entity)
-}
-
 /// What an insert finds at its entity's slot ([`IndexColumns::revive_or_find`]).
 enum Found {
     /// A dead element of the entity, revived at this position; its value is the caller's to
@@ -540,16 +534,18 @@ enum Found {
 }
 
 impl IndexColumns {
-    /// Whether `d`, the position in `entity`'s dead-tagged sparse entry, is still dead and
-    /// still lists exactly `entity` (the tag may be stale: compaction and settling move
-    /// elements without touching tags).
+    /// Whether `d`, the position in `entity`'s dead-tagged sparse entry, still holds a dead
+    /// element of exactly `entity`. The tag may be stale (compaction and settling move
+    /// elements without touching tags), so the element is compared; that it is dead needs no
+    /// check: a live element of `entity` would have the entry hold its position untagged
+    /// (`dead.rs`).
     #[inline]
     fn is_dead_element_of(&self, d: usize, entity: Entity) -> bool {
-        is_dead_element_of(&self.dead, &self.entities, d, entity)
+        self.entities.get(d) == Some(&entity)
     }
 
     /// An insert's look at `entity`'s slot, finding its sparse entry once: a dead element of
-    /// `entity` there is brought back to life — the entry untagged, the dead bit cleared, added
+    /// `entity` there is brought back to life — the entry untagged, the dead count lowered, added
     /// `now`, what an append would do without moving anything — and its position returned
     /// for the caller to write the value and its change tick. The element keeps its place and
     /// its displacement flag, so the order invariant holds as it did while it was dead (dead
@@ -560,10 +556,10 @@ impl IndexColumns {
             return Found::Entry(Entry::Absent);
         };
         match Entry::of(*cell) {
-            // The fields, not `self`: `cell` borrows the sparse pages.
-            Entry::Dead(d) if is_dead_element_of(&self.dead, &self.entities, d, entity) => {
+            // (`is_dead_element_of`, on the field: `cell` borrows the sparse pages.)
+            Entry::Dead(d) if self.entities.get(d) == Some(&entity) => {
                 *cell = d as u32;
-                self.dead.remove(d);
+                self.dead -= 1;
                 self.added[d] = now;
                 Found::Revived(d)
             }
@@ -573,7 +569,7 @@ impl IndexColumns {
 
     /// Marks `entity`'s live element dead, finding its sparse entry once: the entry is tagged
     /// with the element's position, not cleared (an insert for the same entity revives the
-    /// element in place), and the position's dead bit set. `false` (nothing changed) if the
+    /// element in place), and the dead count raised. `false` (nothing changed) if the
     /// slot holds no live element, or, when `check`, one of another entity.
     #[inline(always)]
     fn mark_dead(&mut self, entity: Entity, check: bool) -> bool {
@@ -587,7 +583,7 @@ impl IndexColumns {
             return false;
         }
         *cell = dead_tagged(d);
-        self.dead.insert(d);
+        self.dead += 1;
         true
     }
 
@@ -628,13 +624,16 @@ impl IndexColumns {
         }
     }
 
-    /// Takes every dead position out of the dead set, ascending, and clears their displacement
-    /// flags: the caller drops them from the columns (they will not be placed).
+    /// Every dead position, ascending, with their displacement flags cleared; the count drops
+    /// to zero: the caller drops them from the columns (they will not be placed). Positions
+    /// whose back-pointers a bulk removal has cleared read as dead too (`dead.rs`), and are
+    /// listed with them.
     fn take_dead(&mut self) -> Vec<u32> {
-        if self.dead.count() == 0 {
+        if self.dead == 0 {
             return Vec::new();
         }
-        let dead = self.dead.take();
+        let dead = self.dead_positions();
+        self.dead = 0;
         for &d in &dead {
             if std::mem::replace(&mut self.displaced[d as usize], false) {
                 self.displaced_count -= 1;
@@ -791,7 +790,7 @@ impl<T> Store<T> {
     /// Number of values held.
     #[inline]
     pub fn len(&self) -> usize {
-        self.index.entities.len() - self.index.dead.count()
+        self.index.entities.len() - self.index.dead
     }
 
     /// Whether the store holds no value.
@@ -805,7 +804,7 @@ impl<T> Store<T> {
     /// either way.
     #[inline]
     pub fn is_settled(&self) -> bool {
-        self.index.displaced_count == 0 && self.index.dead.count() == 0
+        self.index.displaced_count == 0 && self.index.dead == 0
     }
 
     /// Dense index of `entity`'s value, if the store holds one for exactly this entity.
@@ -1004,7 +1003,7 @@ impl<T> Store<T> {
 
     /// Removes `entity`'s value for a caller that will drop it (`World::delete`, removals
     /// applied from commands): a value with no drop glue is marked dead where it is (one sparse
-    /// entry and one bit; see `dead.rs`), another is swap-removed and handed back, for the
+    /// entry and a counter; see `dead.rs`), another is swap-removed and handed back, for the
     /// caller to drop once its own books agree (a `Drop` may panic).
     #[inline]
     pub(crate) fn discard(&mut self, entity: Entity) -> Discarded<T> {
@@ -1033,7 +1032,7 @@ impl<T> Store<T> {
     /// the call's time (`perf annotate` of `despawn/loop`). Checked in debug builds.
     ///
     /// A value with no drop glue is left where it is, marked dead (`dead.rs`): one sparse entry
-    /// and one bit are written, where a swap-remove writes every column at two random places.
+    /// and a counter are written, where a swap-remove writes every column at two random places.
     /// Dropping such a value later cannot be observed. Others are swap-removed
     /// ([`Store::remove`]). Dead elements go at the next settle, or before the next append
     /// once they outnumber the live ones; an all-dead store is emptied at once.
@@ -1080,7 +1079,7 @@ impl<T> Store<T> {
     /// compaction.
     #[inline]
     fn empty_if_all_dead(&mut self) {
-        let count = self.index.dead.count();
+        let count = self.index.dead;
         // The common case first: live elements remain.
         if count < self.index.entities.len() || count == 0 || self.copy_values.is_some() {
             return;
@@ -1098,7 +1097,7 @@ impl<T> Store<T> {
         index.added.clear();
         index.displaced.clear();
         index.displaced_count = 0;
-        index.dead.clear();
+        index.dead = 0;
         let values = self.values.overwrite();
         values.values.clear();
         values.changed.clear();
@@ -1112,7 +1111,7 @@ impl<T> Store<T> {
     /// despawns that left them.
     #[inline]
     pub(crate) fn compact_if_mostly_dead(&mut self) {
-        if self.index.dead.count() > 0 {
+        if self.index.dead > 0 {
             self.compact_dead();
         }
     }
@@ -1120,7 +1119,7 @@ impl<T> Store<T> {
     #[inline(never)]
     fn compact_dead(&mut self) {
         let len = self.index.entities.len();
-        if 2 * self.index.dead.count() <= len {
+        if 2 * self.index.dead <= len {
             return;
         }
         let (index, columns) = self.columns_mut();
@@ -1161,12 +1160,10 @@ impl<T> Store<T> {
             // has none: its mark moves instead), and flag it (it left the end of the order; the
             // clean elements around it stay ascending).
             let moved = index.entities[d];
-            if index.dead.contains(last) {
-                index.dead.moved(last, d);
-                // Its slot's tag follows it, so an insert for its entity can still revive it.
-                if index.sparse.entry(moved.slot()) == Entry::Dead(last) {
-                    index.sparse.set_dead(moved.slot(), d);
-                }
+            // Dead iff its entry does not hold `last` (`dead.rs`); `entity`'s entry, cleared
+            // above, cannot hold it.
+            if index.sparse.get_raw(moved.slot()) != last as u32 {
+                index.dead_moved(moved.slot(), last, d);
             } else {
                 index.sparse.set_existing(moved.slot(), d as u32);
             }
@@ -1194,7 +1191,7 @@ impl<T> Store<T> {
         columns.changed_floor = None;
         index.displaced.clear();
         index.displaced_count = 0;
-        index.dead.clear();
+        index.dead = 0;
     }
 
     /// Reserves room for `additional` more values in both dense columns.
@@ -1270,7 +1267,7 @@ impl<T> Store<T> {
     /// dropped values.
     fn reorder(&mut self, removed: Vec<u32>) -> Vec<T> {
         let (index, columns) = self.columns_mut();
-        let removed = if index.dead.count() == 0 {
+        let removed = if index.dead == 0 {
             removed
         } else {
             merge_ascending(removed, index.take_dead())
@@ -1337,7 +1334,7 @@ impl<T> Store<T> {
     pub fn iter_unordered(&self) -> impl ExactSizeIterator<Item = (Entity, &T)> + '_ {
         Unordered {
             inner: self.index.entities.iter().zip(&self.values.values),
-            dead: &self.index.dead,
+            sparse: &self.index.sparse,
             at: 0,
             remaining: self.len(),
         }
@@ -1392,33 +1389,18 @@ impl<T> Store<T> {
                 self.values.values.len()
             ));
         }
-        self.index.dead.check(self.index.entities.len())?;
-        if self.index.dead.count() > 0
-            && self.index.dead.count() == self.index.entities.len()
+        self.index.check_dead()?;
+        if self.index.dead > 0
+            && self.index.dead == self.index.entities.len()
             && self.copy_values.is_none()
         {
             return Err(format!(
                 "all {} elements are dead but the columns were not emptied",
-                self.index.dead.count()
+                self.index.dead
             ));
         }
-        for (i, e) in self.index.entities.iter().enumerate() {
-            let back = self.index.sparse.get(e.slot());
-            if self.index.dead.contains(i) {
-                if back as usize == i {
-                    return Err(format!(
-                        "dense[{i}] = {e} is dead but sparse still points at it"
-                    ));
-                }
-                continue;
-            }
-            if back as usize != i {
-                return Err(format!(
-                    "dense[{i}] = {e} but sparse[{}] = {back}",
-                    e.slot()
-                ));
-            }
-        }
+        // Every element's back-pointer is checked through the sparse walk below: a live one
+        // is found there (and counted), a dead one is what `check_dead` counted.
         let mut present = 0;
         for (slot, d) in self.index.sparse.iter() {
             present += 1;
@@ -1498,7 +1480,9 @@ impl<T> Store<T> {
 /// The dense columns in dense order, dead elements skipped; see [`Store::iter_unordered`].
 struct Unordered<'a, T> {
     inner: std::iter::Zip<std::slice::Iter<'a, Entity>, std::slice::Iter<'a, T>>,
-    dead: &'a DeadSet,
+    /// The back-pointers, which tell a live element (its entry holds its position) from a
+    /// dead one (`dead.rs`).
+    sparse: &'a SparsePages,
     /// The dense position `inner` yields next.
     at: usize,
     /// Live elements not yet yielded.
@@ -1513,7 +1497,7 @@ impl<'a, T> Iterator for Unordered<'a, T> {
         loop {
             let (e, v) = self.inner.next()?;
             self.at += 1;
-            if !self.dead.contains(self.at - 1) {
+            if self.sparse.get_raw(e.slot()) == self.at as u32 - 1 {
                 self.remaining -= 1;
                 return Some((*e, v));
             }
@@ -1527,7 +1511,9 @@ impl<'a, T> Iterator for Unordered<'a, T> {
 
 impl<T> ExactSizeIterator for Unordered<'_, T> {}
 
-/// Two ascending lists of distinct positions, merged (ascending).
+/// The union of two ascending lists of distinct positions, ascending: a position in both is
+/// listed once (the dead positions `take_dead` derives include the removed ones whose
+/// back-pointers were cleared first).
 fn merge_ascending(a: Vec<u32>, b: Vec<u32>) -> Vec<u32> {
     if a.is_empty() {
         return b;
@@ -1535,11 +1521,11 @@ fn merge_ascending(a: Vec<u32>, b: Vec<u32>) -> Vec<u32> {
     let mut out = Vec::with_capacity(a.len() + b.len());
     let (mut a, mut b) = (a.into_iter().peekable(), b.into_iter().peekable());
     while let (Some(&x), Some(&y)) = (a.peek(), b.peek()) {
-        if x < y {
-            out.push(x);
+        out.push(x.min(y));
+        if x <= y {
             a.next();
-        } else {
-            out.push(y);
+        }
+        if y <= x {
             b.next();
         }
     }

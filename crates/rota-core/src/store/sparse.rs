@@ -105,7 +105,7 @@ impl SparsePages {
 
     /// `slot`'s entry as stored: a dense index, a dead-tagged position, or [`ABSENT`].
     #[inline]
-    fn get_raw(&self, slot: u32) -> u32 {
+    pub(crate) fn get_raw(&self, slot: u32) -> u32 {
         match self.pages.get((slot >> PAGE_BITS) as usize) {
             Some(Some(page)) => page[(slot & PAGE_MASK) as usize],
             _ => ABSENT,

@@ -671,7 +671,7 @@ impl World {
     ///
     /// Cheaper when `T` has no drop glue (no `Drop` impl, no `String`/`Vec`/`Box` inside): the
     /// value is left where it is, marked dead, and goes at the store's next settle — one sparse
-    /// entry and one bit written, where a removal moves the store's last element into the hole
+    /// entry and a counter written, where a removal moves the store's last element into the hole
     /// in every dense column (measured: `cargo bench --bench workloads -- add_remove`,
     /// docs/benchmarks.md). Inserting a `T` for the entity again before then puts the new
     /// value in the same place (no append; a settled store stays settled) — unless an insert
