@@ -65,27 +65,21 @@ impl Registry {
         let Some(cell) = T::__registry_cell() else {
             return self.position_of(TypeId::of::<T>());
         };
-        // The hot path: a numbered, registered type. An unnumbered cell reads 0, and
-        // `by_number[0]` is never set, so it falls through to the slow path with the rest.
-        match self.by_number.get(cell.load(Ordering::Relaxed) as usize) {
-            Some(&p) if p != 0 => Some(p as usize - 1),
-            _ => self.position_slow::<T>(cell),
+        // No `number` call: a cell still 0 was never numbered, so no world registered the
+        // type (registering numbers it), and `by_number[0]` is never set: it reads `None`.
+        let n = cell.load(Ordering::Relaxed);
+        match self.by_number.get(n as usize) {
+            Some(&p) => p.checked_sub(1).map(|p| p as usize),
+            // Past the table: unregistered, unless numbered past the limit (the tree).
+            None if n < DENSE_LIMIT => None,
+            None => self.position_past_limit::<T>(),
         }
     }
 
-    /// [`Registry::position`] for a type the table does not list: unnumbered yet (numbered
-    /// here), unregistered, or numbered past the table's limit (the tree).
+    /// [`Registry::position`] of a type numbered past the table's limit: the tree search.
     #[cold]
     #[inline(never)]
-    fn position_slow<T: Component>(&self, cell: &AtomicU32) -> Option<usize> {
-        let n = number(cell);
-        if n < DENSE_LIMIT {
-            // Every registered type numbered below the limit is in the table.
-            return match self.by_number.get(n as usize) {
-                Some(&p) if p != 0 => Some(p as usize - 1),
-                _ => None,
-            };
-        }
+    fn position_past_limit<T: Component>(&self) -> Option<usize> {
         self.position_of(TypeId::of::<T>())
     }
 
