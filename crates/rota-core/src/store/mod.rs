@@ -1055,16 +1055,36 @@ impl<T> Store<T> {
     /// skip that load). A shared index is copied only if there is an element to mark.
     #[inline(always)]
     fn mark_dead(&mut self, entity: Entity, check: bool) -> bool {
-        if let Half::Shared(index) = &self.index
-            && index.dense_index(entity).is_none()
-        {
-            return false;
+        // The owned index (every store no snapshot shares) is matched once; the rest is cold.
+        let all_dead = match &mut self.index {
+            Half::Owned(index) => {
+                if !index.mark_dead(entity, check) {
+                    return false;
+                }
+                index.dead == index.entities.len()
+            }
+            Half::Shared(_) => match self.mark_dead_shared(entity, check) {
+                Some(all_dead) => all_dead,
+                None => return false,
+            },
+        };
+        // `empty_if_all_dead`, with what the arm above already read.
+        if all_dead && self.copy_values.is_none() {
+            self.empty_all_dead();
         }
-        if !self.index_mut().mark_dead(entity, check) {
-            return false;
-        }
-        self.empty_if_all_dead();
         true
+    }
+
+    /// [`Store::mark_dead`] of a shared index: copied only if there is an element to mark.
+    /// `None` if nothing was marked, else whether every element is now dead.
+    #[cold]
+    #[inline(never)]
+    fn mark_dead_shared(&mut self, entity: Entity, check: bool) -> Option<bool> {
+        self.index.dense_index(entity)?;
+        let index = self.index_mut();
+        index
+            .mark_dead(entity, check)
+            .then_some(index.dead == index.entities.len())
     }
 
     /// Empties the columns if every element left is dead (the invariant that an empty store
