@@ -197,6 +197,15 @@ fn check_kind<T: Comp>(
                 T::LABEL
             ));
         }
+        // The iterator is an `ExactSizeIterator`: its length, dead elements skipped.
+        if s.iter_unordered().len() != exp.len() {
+            return Err(format!(
+                "{what}: store {} iter_unordered().len() = {}, {} held",
+                T::LABEL,
+                s.iter_unordered().len(),
+                exp.len()
+            ));
+        }
     }
     // Change detection from every checkpoint.
     let now = world.change_tick().get();

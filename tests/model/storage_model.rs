@@ -580,6 +580,12 @@ fn check_store<O: fmt::Debug>(
     let mut unordered: Vec<(Entity, u64)> = store.iter_unordered().map(|(e, v)| (e, *v)).collect();
     unordered.sort_by_key(|&(e, _)| e.slot());
     prop_assert_eq!(&unordered, &want, "{}: iter_unordered() as a set", ctx);
+    prop_assert_eq!(
+        store.iter_unordered().len(),
+        want.len(),
+        "{}: iter_unordered().len()",
+        ctx
+    );
     // `clone` and `clone_from` (into a store holding something else) copy the contents.
     let mut copy = store.clone();
     prop_assert_eq!(
