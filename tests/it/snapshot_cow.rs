@@ -298,8 +298,18 @@ fn a_value_write_leaves_the_index_shared_and_other_stores_untouched() {
     assert_eq!(world.shares_columns_with::<Label>(&snapshot), Some(both));
 }
 
-/// Armed by `a_panicking_clone_during_a_copy_on_write_leaves_the_store_whole` only.
+/// Armed by the tests below that make `Fragile::clone` panic, each holding [`FRAGILE_LOCK`]
+/// meanwhile (tests run in parallel; another one must not find it armed).
 static FRAGILE_ARMED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+static FRAGILE_LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+/// Runs `write` on `world` with `Fragile::clone` armed, and returns whether it panicked.
+fn armed(world: &mut World, write: impl FnOnce(&mut World)) -> bool {
+    FRAGILE_ARMED.store(true, std::sync::atomic::Ordering::SeqCst);
+    let caught = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| write(world)));
+    FRAGILE_ARMED.store(false, std::sync::atomic::Ordering::SeqCst);
+    caught.is_err()
+}
 
 /// A component whose `Clone` panics on value 3 while armed.
 #[derive(Component, StableHash, Debug, PartialEq)]
@@ -319,6 +329,7 @@ impl Clone for Fragile {
 /// snapshot untouched, and the next write (once `Clone` works) must copy and go through.
 #[test]
 fn a_panicking_clone_during_a_copy_on_write_leaves_the_store_whole() {
+    let _serial = FRAGILE_LOCK.lock().unwrap_or_else(|e| e.into_inner());
     let mut world = World::new();
     let es = world.spawn_batch((0..6).map(|i| (Fragile(i),)));
     let snapshot = world.snapshot().unwrap();
@@ -343,6 +354,72 @@ fn a_panicking_clone_during_a_copy_on_write_leaves_the_store_whole() {
     snapshot.world().check_invariants().unwrap();
     assert_eq!(snapshot.world().full_checksum().unwrap(), before);
     assert_eq!(snapshot.world().get::<Fragile>(es[0]), Some(&Fragile(0)));
+}
+
+/// An insert that would revive a deleted value in place (the index already copied by the
+/// delete, or still shared) copies the values first: if that `Clone` panics, the deleted value
+/// stays deleted and the world's books agree (found by an adversarial review: the revive used
+/// to change the index before the copy).
+#[test]
+fn a_revive_whose_value_copy_panics_leaves_the_deleted_value_deleted() {
+    let _serial = FRAGILE_LOCK.lock().unwrap_or_else(|e| e.into_inner());
+    for delete_before_the_snapshot in [false, true] {
+        let mut world = World::new();
+        let es = world.spawn_batch((0..6).map(|i| (Fragile(i),)));
+        if delete_before_the_snapshot {
+            assert_eq!(world.delete::<Fragile>(es[0]), Ok(true));
+        }
+        let snapshot = world.snapshot().unwrap();
+        if !delete_before_the_snapshot {
+            assert_eq!(world.delete::<Fragile>(es[0]), Ok(true));
+        }
+        let panicked = armed(&mut world, |w| {
+            w.insert(es[0], Fragile(100)).unwrap();
+        });
+        assert!(panicked, "the copy-on-write ran the panicking Clone");
+        let case = if delete_before_the_snapshot {
+            "shared index"
+        } else {
+            "copied index"
+        };
+        assert_eq!(world.get::<Fragile>(es[0]), None, "{case}");
+        assert!(!world.has::<Fragile>(es[0]), "{case}");
+        world.check_invariants().unwrap();
+        assert_eq!(world.query::<&Fragile>().count(), 5, "{case}");
+        // Clone works again: the insert goes through.
+        world.insert(es[0], Fragile(100)).unwrap();
+        assert_eq!(world.get::<Fragile>(es[0]), Some(&Fragile(100)), "{case}");
+        world.check_invariants().unwrap();
+        assert_eq!(
+            snapshot.world().get::<Fragile>(es[0]).is_some(),
+            !delete_before_the_snapshot
+        );
+    }
+}
+
+/// A batched removal from a store whose values a snapshot shares copies them before it changes
+/// the index: if that `Clone` panics, the store is as it was (`Store::remove_many`; found by an
+/// adversarial review, which saw the index detached before the copy), driven through
+/// `World::despawn_batch`. Only the store is checked: the batch has already freed the entities
+/// in the allocator when it visits the stores, so the world's books disagree after such a panic
+/// (documented on `World::despawn_batch`).
+#[test]
+fn a_batched_removal_whose_value_copy_panics_leaves_the_store_as_it_was() {
+    let _serial = FRAGILE_LOCK.lock().unwrap_or_else(|e| e.into_inner());
+    let mut world = World::new();
+    let es = world.spawn_batch((0..32).map(|i| (Fragile(i), Pos(i64::from(i)))));
+    let snapshot = world.snapshot().unwrap();
+    let panicked = armed(&mut world, |w| {
+        w.despawn_batch(es[10..20].iter().copied());
+    });
+    assert!(panicked, "the copy-on-write ran the panicking Clone");
+    let store = world.store::<Fragile>().unwrap();
+    store.check_invariants().unwrap();
+    let held = store.len();
+    assert_eq!(store.iter().count(), held);
+    assert_eq!(store.iter_unordered().count(), held);
+    assert_eq!(store.iter_unordered().len(), held);
+    drop(snapshot);
 }
 
 /// Clones of `Counted` values, counted by `Counted::clone` (only

@@ -878,6 +878,9 @@ impl<T> Store<T> {
     #[inline(always)]
     pub fn try_insert(&mut self, entity: Entity, value: T) -> Result<Option<T>, (StoreError, T)> {
         let now = self.now;
+        // Every insert writes the value half: made exclusive first, so that a component
+        // `Clone` panicking in the copy finds the index as it was (a revive below changes it).
+        values_mut(&mut self.values, self.copy_values);
         let found = match &mut self.index {
             Half::Owned(index) => index.revive_or_find(entity, now),
             // Shared with a snapshot: read, and copied only if there is an element to revive.
@@ -966,7 +969,9 @@ impl<T> Store<T> {
         if !gone.iter().any(|&e| self.contains(e)) {
             return Vec::new();
         }
-        let index = self.index_mut();
+        // Both halves exclusive before the first change: a component `Clone` panicking in the
+        // copy of the values finds the store as it was.
+        let (index, _) = self.columns_mut();
         // Mark where the removed elements sit (clearing each one's sparse entry as it is found
         // makes a repeated entity count once); nothing below the first hole moves.
         let len = index.entities.len();

@@ -505,6 +505,14 @@ impl World {
     /// let ids: Vec<u32> = world.query::<&Id>().map(|id| id.0).collect();
     /// assert_eq!(ids, [2, 4, 6, 8]);
     /// ```
+    ///
+    /// # Panics
+    ///
+    /// If `entities` panics, what it yielded before is despawned whole, then the panic goes on.
+    /// If a component's `Clone` panics while a store copies the values a
+    /// [`Snapshot`](crate::snapshot::Snapshot) shares with it, that store is left as
+    /// it was but the batch's entities are already freed: the world's books then disagree
+    /// (`World::check_invariants` says where). Restore a snapshot after such a panic.
     pub fn despawn_batch<I>(&mut self, entities: I) -> usize
     where
         I: IntoIterator<Item = Entity>,
