@@ -475,6 +475,13 @@ impl World {
     /// # Errors
     ///
     /// [`EntityNotAlive`] for a dead or stale handle; nothing changes.
+    ///
+    /// # Panics
+    ///
+    /// If a component with drop glue has a `Clone` that panics while its store copies the
+    /// values a [`Snapshot`](crate::snapshot::Snapshot) shares with it, that store keeps the
+    /// entity's value but the world's index of which stores hold the entity no longer lists it
+    /// (`World::check_invariants` says where). Restore a snapshot after such a panic.
     pub fn despawn(&mut self, entity: Entity) -> Result<(), EntityNotAlive> {
         self.entities.check_alive(entity)?;
         self.detach_for_despawn(entity);
