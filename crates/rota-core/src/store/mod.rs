@@ -1247,7 +1247,8 @@ impl<T> Store<T> {
     /// O(n - lo + k log k) moves and comparisons for k displaced elements, where `lo` is the
     /// final place of the lowest displaced slot: the elements below it are not moved
     /// (`settle.rs`). Finding the displaced elements reads their flags, a byte per value from
-    /// the start (about a cycle per eight values).
+    /// the start (about a cycle per eight values); a store holding dead elements also reads
+    /// each element's sparse entry once to find them (`dead.rs`): O(n) reads, whatever `lo`.
     pub fn settle(&mut self) {
         if self.is_settled() {
             return;
