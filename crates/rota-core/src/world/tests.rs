@@ -291,3 +291,40 @@ mod delete {
         assert!(world.check_invariants().is_ok());
     }
 }
+
+/// A component numbered past the registry's dense table (`registry::DENSE_LIMIT`, reached only
+/// by a process with 65,536 numbered types) is looked up through the `TypeId` tree: every
+/// world operation still finds its one store.
+mod numbered_past_the_table {
+    use super::super::World;
+    use crate::Component;
+    use std::sync::atomic::AtomicU32;
+
+    /// Already numbered 70,000, as if 70,000 types had been met first.
+    static FAR_CELL: AtomicU32 = AtomicU32::new(70_000);
+
+    #[derive(Clone, Copy, Debug, PartialEq)]
+    struct Far(u32);
+    impl Component for Far {
+        const NAME: &'static str = "Far";
+        const UNIQUE_KEY: Option<&'static str> = Some("world::tests::numbered_past_the_table::Far");
+        fn __registry_cell() -> Option<&'static AtomicU32> {
+            Some(&FAR_CELL)
+        }
+    }
+
+    #[test]
+    fn a_type_numbered_past_the_table_keeps_one_store() {
+        let mut world = World::new();
+        let es = world.spawn_batch((0..4).map(|i| (Far(i),)));
+        assert_eq!(world.insert(es[0], Far(10)), Ok(Some(Far(0))));
+        assert_eq!(world.get::<Far>(es[1]), Some(&Far(1)));
+        assert_eq!(world.remove::<Far>(es[1]), Ok(Some(Far(1))));
+        assert_eq!(world.delete::<Far>(es[2]), Ok(true));
+        assert!(!world.has::<Far>(es[2]) && world.has::<Far>(es[3]));
+        let values: Vec<u32> = world.query::<&Far>().map(|f| f.0).collect();
+        assert_eq!(values, [10, 3]);
+        assert_eq!(world.store::<Far>().map(|s| s.len()), Some(2));
+        world.check_invariants().unwrap();
+    }
+}
