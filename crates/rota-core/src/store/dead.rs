@@ -72,13 +72,24 @@ impl IndexColumns {
         out
     }
 
-    /// A swap-remove moved the dead element at `from` (the last) to `to`: its tag follows it if
-    /// its slot's entry still holds it, so an insert for its entity can still revive it.
+    /// A swap-remove moved the element of `slot` at `from` (the last) to `to`: its sparse entry
+    /// follows it, read once. A live one's entry holds `from` and now holds `to`; a dead one's
+    /// tag follows it if the entry still holds it, so an insert for its entity can still revive
+    /// it; a dead one whose entry moved on keeps nothing to update.
     #[inline]
-    pub(super) fn dead_moved(&mut self, slot: u32, from: usize, to: usize) {
-        if self.sparse.get_raw(slot) == dead_tagged(from) {
+    pub(super) fn follow_move(&mut self, slot: u32, from: usize, to: usize) {
+        let raw = self.sparse.get_raw(slot);
+        if raw == from as u32 {
+            self.sparse.set_existing(slot, to as u32);
+        } else if raw == dead_tagged(from) {
             self.sparse.set_dead(slot, to);
         }
+    }
+
+    /// Whether the columns hold elements and every one is dead.
+    #[inline]
+    pub(super) fn all_dead(&self) -> bool {
+        self.dead > 0 && self.dead == self.entities.len()
     }
 
     /// Checks that the count of dead elements matches the positions the sparse entries say

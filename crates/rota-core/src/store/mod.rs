@@ -880,20 +880,21 @@ impl<T> Store<T> {
         let now = self.now;
         // Every insert writes the value half: made exclusive first, so that a component
         // `Clone` panicking in the copy finds the index as it was (a revive below changes it).
-        values_mut(&mut self.values, self.copy_values);
+        // Field by field from here (the index half is a disjoint borrow).
+        let columns = values_mut(&mut self.values, self.copy_values);
         let found = match &mut self.index {
             Half::Owned(index) => index.revive_or_find(entity, now),
             // Shared with a snapshot: read, and copied only if there is an element to revive.
             Half::Shared(index) => match index.sparse.entry(entity.slot()) {
-                Entry::Dead(d) if index.is_dead_element_of(d, entity) => {
-                    self.index_mut().revive_or_find(entity, now)
-                }
+                Entry::Dead(d) if index.is_dead_element_of(d, entity) => self
+                    .index
+                    .get_mut(IndexColumns::clone)
+                    .revive_or_find(entity, now),
                 entry => Found::Entry(entry),
             },
         };
         let entry = match found {
             Found::Revived(d) => {
-                let columns = self.values_mut();
                 columns.changed[d] = now;
                 // The dead value has no drop glue (only those are left dead): overwritten, not
                 // dropped.
@@ -906,10 +907,9 @@ impl<T> Store<T> {
         match entry {
             Entry::Held(d) => {
                 if self.index.entities[d] != entity {
-                    self.index_mut().entities[d] = entity;
+                    self.index.get_mut(IndexColumns::clone).entities[d] = entity;
                 }
                 self.last_changed = now;
-                let columns = self.values_mut();
                 columns.changed[d] = now;
                 return Ok(Some(std::mem::replace(&mut columns.values[d], value)));
             }
@@ -1066,17 +1066,14 @@ impl<T> Store<T> {
                 if !index.mark_dead(entity, check) {
                     return false;
                 }
-                index.dead == index.entities.len()
+                index.all_dead()
             }
             Half::Shared(_) => match self.mark_dead_shared(entity, check) {
                 Some(all_dead) => all_dead,
                 None => return false,
             },
         };
-        // `empty_if_all_dead`, with what the arm above already read.
-        if all_dead && self.copy_values.is_none() {
-            self.empty_all_dead();
-        }
+        self.empty_when(all_dead);
         true
     }
 
@@ -1087,9 +1084,7 @@ impl<T> Store<T> {
     fn mark_dead_shared(&mut self, entity: Entity, check: bool) -> Option<bool> {
         self.index.dense_index(entity)?;
         let index = self.index_mut();
-        index
-            .mark_dead(entity, check)
-            .then_some(index.dead == index.entities.len())
+        index.mark_dead(entity, check).then_some(index.all_dead())
     }
 
     /// Empties the columns if every element left is dead (the invariant that an empty store
@@ -1104,12 +1099,15 @@ impl<T> Store<T> {
     /// compaction.
     #[inline]
     fn empty_if_all_dead(&mut self) {
-        let count = self.index.dead;
-        // The common case first: live elements remain.
-        if count < self.index.entities.len() || count == 0 || self.copy_values.is_some() {
-            return;
+        self.empty_when(self.index.all_dead());
+    }
+
+    /// [`Store::empty_if_all_dead`] for a caller that has already read whether all are dead.
+    #[inline]
+    fn empty_when(&mut self, all_dead: bool) {
+        if all_dead && self.copy_values.is_none() {
+            self.empty_all_dead();
         }
-        self.empty_all_dead();
     }
 
     /// [`Store::empty_if_all_dead`] once it has found every element dead; out of line, so the
@@ -1181,17 +1179,11 @@ impl<T> Store<T> {
             index.displaced_count -= 1;
         }
         if d != last {
-            // The element that was last now sits at `d`: repair its back-pointer (a dead one
-            // has none: its mark moves instead), and flag it (it left the end of the order; the
-            // clean elements around it stay ascending).
-            let moved = index.entities[d];
-            // Dead iff its entry does not hold `last` (`dead.rs`); `entity`'s entry, cleared
-            // above, cannot hold it.
-            if index.sparse.get_raw(moved.slot()) != last as u32 {
-                index.dead_moved(moved.slot(), last, d);
-            } else {
-                index.sparse.set_existing(moved.slot(), d as u32);
-            }
+            // The element that was last now sits at `d`: its sparse entry follows it (a dead
+            // one's tag, `dead.rs`; `entity`'s entry, cleared above, holds neither), and it is
+            // flagged (it left the end of the order; the clean elements around it stay
+            // ascending).
+            index.follow_move(index.entities[d].slot(), last, d);
             if !std::mem::replace(&mut index.displaced[d], true) {
                 index.displaced_count += 1;
             }
