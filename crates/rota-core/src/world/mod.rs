@@ -655,7 +655,10 @@ impl World {
     /// # Errors
     ///
     /// [`EntityNotAlive`] for a dead or stale handle; nothing is stored.
-    #[inline]
+    // `inline(always)`: LLVM left it out of line by size, and a loop of `insert` + `delete`
+    // then ran 134 instructions per call against 104 inlined (callgrind; docs/benchmarks.md,
+    // "the world's structural methods inlined"). The append path stays out of line.
+    #[inline(always)]
     pub fn insert<T: Component>(
         &mut self,
         entity: Entity,
@@ -672,7 +675,8 @@ impl World {
     /// # Errors
     ///
     /// [`EntityNotAlive`] for a dead or stale handle.
-    #[inline]
+    // `inline(always)`: see `World::insert`.
+    #[inline(always)]
     pub fn remove<T: Component>(&mut self, entity: Entity) -> Result<Option<T>, EntityNotAlive> {
         match self.registry.position::<T>() {
             Some(i) => self.column_at::<T>(i).remove(entity),
@@ -709,7 +713,8 @@ impl World {
     /// # Errors
     ///
     /// [`EntityNotAlive`] for a dead or stale handle.
-    #[inline]
+    // `inline(always)`: see `World::insert`.
+    #[inline(always)]
     pub fn delete<T: Component>(&mut self, entity: Entity) -> Result<bool, EntityNotAlive> {
         match self.registry.position::<T>() {
             Some(i) => self.column_at::<T>(i).delete(entity),
