@@ -162,6 +162,40 @@ fn a_panicking_drop_in_despawn_batch_leaves_a_whole_world() {
     }
 }
 
+#[derive(Component, Clone, Debug)]
+struct Label(String);
+
+/// A single `despawn` whose component's `Drop` panics goes on through the entity's other
+/// components (the stores after the panicking one included), frees the entity, and then lets
+/// the panic go on: the world is whole and the entity entirely gone.
+#[test]
+fn a_panicking_drop_in_despawn_leaves_a_whole_world() {
+    for extra in [0, 40] {
+        let (mut world, [a, b, c]) = fused_world(extra);
+        // A store registered after `Fuse`'s, holding `a` too (with and without drop glue).
+        world.insert(a, Label("a".into())).unwrap();
+        world.insert(a, Tag).unwrap();
+        ARMED.with(|armed| armed.set(true));
+        let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| world.despawn(a)));
+        ARMED.with(|armed| armed.set(false));
+        assert!(result.is_err(), "the fuse's drop panicked");
+        world
+            .check_invariants()
+            .unwrap_or_else(|e| panic!("{extra} extra: {e}"));
+        assert!(!world.is_alive(a));
+        assert_eq!(world.query::<&Label>().count(), 0);
+        assert_eq!(world.query::<&Tag>().count(), 0);
+        assert_eq!(world.query::<&Hp>().count(), 2);
+        assert_eq!(world.query::<&Fuse>().count(), 1 + extra as usize);
+        assert!(world.is_alive(b) && world.is_alive(c));
+        // The world goes on working: a spawn may reuse the freed slot.
+        let e = world.spawn_with((Hp(9), Label("e".into())));
+        assert_eq!(world.get::<Label>(e).map(|l| l.0.as_str()), Some("e"));
+        assert_eq!(world.get::<Tag>(e), None);
+        world.check_invariants().unwrap();
+    }
+}
+
 /// A `despawn_batch` whose iterator panics part-way (after 40 of 100 entities — past one
 /// read-ahead chunk) leaves the entities it yielded despawned, the rest alive, and the world
 /// whole.

@@ -305,10 +305,20 @@ static FRAGILE_LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
 /// Runs `write` on `world` with `Fragile::clone` armed, and returns whether it panicked.
 fn armed(world: &mut World, write: impl FnOnce(&mut World)) -> bool {
+    armed_panic(world, write).is_some()
+}
+
+/// [`armed`], returning the message of the panic that came out, if one did.
+fn armed_panic(world: &mut World, write: impl FnOnce(&mut World)) -> Option<String> {
     FRAGILE_ARMED.store(true, std::sync::atomic::Ordering::SeqCst);
     let caught = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| write(world)));
     FRAGILE_ARMED.store(false, std::sync::atomic::Ordering::SeqCst);
-    caught.is_err()
+    let payload = caught.err()?;
+    let message = payload
+        .downcast_ref::<String>()
+        .cloned()
+        .or_else(|| payload.downcast_ref::<&str>().map(|s| s.to_string()));
+    Some(message.unwrap_or_default())
 }
 
 /// A component whose `Clone` panics on value 3 while armed.
@@ -400,9 +410,8 @@ fn a_revive_whose_value_copy_panics_leaves_the_deleted_value_deleted() {
 /// A batched removal from a store whose values a snapshot shares copies them before it changes
 /// the index: if that `Clone` panics, the store is as it was (`Store::remove_many`; found by an
 /// adversarial review, which saw the index detached before the copy), driven through
-/// `World::despawn_batch`. Only the store is checked: the batch has already freed the entities
-/// in the allocator when it visits the stores, so the world's books disagree after such a panic
-/// (documented on `World::despawn_batch`).
+/// `World::despawn_batch`; and since the despawn copies before it frees anything, the world's
+/// books agree too: nothing was despawned.
 #[test]
 fn a_batched_removal_whose_value_copy_panics_leaves_the_store_as_it_was() {
     let _serial = FRAGILE_LOCK.lock().unwrap_or_else(|e| e.into_inner());
@@ -416,10 +425,201 @@ fn a_batched_removal_whose_value_copy_panics_leaves_the_store_as_it_was() {
     let store = world.store::<Fragile>().unwrap();
     store.check_invariants().unwrap();
     let held = store.len();
+    assert_eq!(held, 32);
     assert_eq!(store.iter().count(), held);
     assert_eq!(store.iter_unordered().count(), held);
     assert_eq!(store.iter_unordered().len(), held);
+    world.check_invariants().unwrap();
+    assert!(es.iter().all(|&e| world.is_alive(e)));
     drop(snapshot);
+}
+
+/// Like `Fragile`, with drop glue: a single despawn swap-removes such a value (copying the
+/// shared values first), where a value without drop glue is only marked dead (no copy of the
+/// values at all). Its `Clone` panics on `"3"` while armed.
+#[derive(Component, StableHash, Debug, PartialEq)]
+struct FragileName(String);
+
+impl Clone for FragileName {
+    fn clone(&self) -> Self {
+        if FRAGILE_ARMED.load(std::sync::atomic::Ordering::SeqCst) && self.0 == "3" {
+            panic!("FragileName::clone refuses \"3\"");
+        }
+        FragileName(self.0.clone())
+    }
+}
+
+/// What an entity of [`despawn_world`] holds, read back.
+type Held = (Option<Pos>, Option<Fragile>, Option<FragileName>);
+
+fn held(world: &World, e: Entity) -> Held {
+    (
+        world.get::<Pos>(e).copied(),
+        world.get::<Fragile>(e).cloned(),
+        world.get::<FragileName>(e).cloned(),
+    )
+}
+
+/// 80 entities, every one with a `Pos`: 40 with nothing else, then 20 with a `Fragile` (0 to
+/// 19), then 20 with a `FragileName` ("0" to "19"), so either kind of store can be the one whose
+/// copy panics, after despawns that copy nothing. With `hierarchy`, every fifth entity is a
+/// child of the one before it (a batch then takes the path that detaches first).
+fn despawn_world(hierarchy: bool) -> (World, Vec<Entity>) {
+    let mut world = World::new();
+    let es: Vec<Entity> = (0..80u32)
+        .map(|i| {
+            let e = world.spawn_with((Pos(i64::from(i)),));
+            match i {
+                40..60 => drop(world.insert(e, Fragile(i - 40)).unwrap()),
+                60.. => drop(world.insert(e, FragileName((i - 60).to_string())).unwrap()),
+                _ => {}
+            }
+            e
+        })
+        .collect();
+    if hierarchy {
+        for i in (5..80).step_by(5) {
+            world.set_parent(es[i], es[i - 1]).unwrap();
+        }
+    }
+    (world, es)
+}
+
+/// How a test despawns the entities of a request.
+type Despawn = fn(&mut World, &[Entity]);
+
+/// Every despawn path, on a world whose columns a snapshot shares (taken, or restored), with a
+/// component `Clone` that panics in the copy: the despawn copies what it will change before it
+/// changes anything, so the world it unwinds out of is whole (`check_invariants`), the entities
+/// despawned are a prefix of the request (none for a single or a recursive despawn, whose
+/// copies all come first), every other entity is alive with everything it held, and the
+/// snapshot is unchanged. Once `Clone` works, the same despawn goes through.
+#[test]
+fn a_despawn_whose_value_copy_panics_leaves_the_world_whole() {
+    let _serial = FRAGILE_LOCK.lock().unwrap_or_else(|e| e.into_inner());
+    let paths: [(&str, Despawn); 5] = [
+        // (Once `es[0]` is gone, the retry below finds it dead.)
+        ("despawn", |w, es| {
+            let _ = w.despawn(es[0]);
+        }),
+        ("despawn_recursive", |w, es| {
+            let _ = w.despawn_recursive(es[0]);
+        }),
+        ("despawn_batch", |w, es| {
+            w.despawn_batch(es.iter().copied());
+        }),
+        ("commands", |w, es| {
+            let mut commands = w.commands();
+            for &e in es {
+                commands.despawn(e);
+            }
+            let queue = commands.finish();
+            let _ = w.apply(queue);
+        }),
+        // The caller's iterator panics on its fifth handle (before or after a copy panicked).
+        ("despawn_batch, iterator panics", |w, es| {
+            w.despawn_batch(es.iter().copied().enumerate().map(|(k, e)| {
+                assert!(k < 4, "the caller's iterator panics");
+                e
+            }));
+        }),
+    ];
+    // Requests, as positions in `despawn_world`: ten with a `Pos` only, then ten whose store's
+    // copy panics (`Fragile`'s value 3, `FragileName`'s "3"); and such a store first.
+    let requests: [Vec<usize>; 4] = [
+        (30..50).collect(),
+        (30..40).chain(60..70).collect(),
+        (40..50).chain(30..40).collect(),
+        (60..70).chain(30..40).collect(),
+    ];
+    let mut prefixes = std::collections::BTreeSet::new();
+    for (path, despawn) in paths {
+        for request in &requests {
+            for (hierarchy, restored) in [(false, false), (false, true), (true, false)] {
+                let case = format!(
+                    "{path}, request {request:?}, hierarchy {hierarchy}, restored {restored}"
+                );
+                let (mut world, es) = despawn_world(hierarchy);
+                let snapshot = world.snapshot().unwrap();
+                if restored {
+                    world.despawn(es[79]).unwrap();
+                    world.restore(&snapshot);
+                }
+                let taken = snapshot.world().full_checksum().unwrap();
+                let before: Vec<Held> = es.iter().map(|&e| held(&world, e)).collect();
+                let first = request[0];
+                let request: Vec<Entity> = request.iter().map(|&k| es[k]).collect();
+                let panic = armed_panic(&mut world, |w| despawn(w, &request));
+                let panicked = panic.is_some();
+                let iterator_panics = path.ends_with("iterator panics");
+                if iterator_panics {
+                    // The caller's panic goes on, whether or not a copy panicked too.
+                    assert_eq!(
+                        panic.as_deref(),
+                        Some("the caller's iterator panics"),
+                        "{case}"
+                    );
+                }
+                world
+                    .check_invariants()
+                    .unwrap_or_else(|e| panic!("{case}: {e}"));
+                assert_eq!(snapshot.world().full_checksum().unwrap(), taken, "{case}");
+                let gone: Vec<bool> = request.iter().map(|&e| !world.is_alive(e)).collect();
+                let despawned = gone.iter().take_while(|&&g| g).count();
+                assert!(
+                    gone[despawned..].iter().all(|&g| !g),
+                    "{case}: the despawned entities are a prefix of the request: {gone:?}"
+                );
+                for (k, &e) in es.iter().enumerate() {
+                    let expected = if world.is_alive(e) {
+                        before[k].clone()
+                    } else {
+                        (None, None, None)
+                    };
+                    assert_eq!(held(&world, e), expected, "{case}: entity {k}");
+                }
+                // A single despawn copies the values of a store with drop glue alone (it marks
+                // others dead, which copies the index, no `Clone`); a recursive one and the
+                // batches copy every store they remove from.
+                let copies = match path {
+                    "despawn" => first >= 60,
+                    "despawn_recursive" => first >= 40,
+                    _ => true,
+                };
+                assert_eq!(panicked, copies, "{case}");
+                if copies && !path.contains("batch") && path != "commands" {
+                    assert_eq!(despawned, 0, "{case}");
+                    assert_eq!(world.full_checksum().unwrap(), taken, "{case}");
+                }
+                prefixes.insert((path, despawned));
+                // `Clone` works again: the despawn goes through.
+                let caught = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                    despawn(&mut world, &request)
+                }));
+                assert_eq!(caught.is_err(), iterator_panics, "{case}");
+                world
+                    .check_invariants()
+                    .unwrap_or_else(|e| panic!("{case}: {e}"));
+                let gone = request.iter().filter(|&&e| !world.is_alive(e)).count();
+                let expected = match path {
+                    "despawn" | "despawn_recursive" => gone.max(1),
+                    _ if iterator_panics => 4,
+                    _ => request.len(),
+                };
+                assert_eq!(gone, expected, "{case}");
+                assert!(!world.is_alive(request[0]), "{case}");
+                assert_eq!(snapshot.world().full_checksum().unwrap(), taken, "{case}");
+            }
+        }
+    }
+    // The cases reach both outcomes of a batch: nothing despawned, and a prefix.
+    assert!(prefixes.contains(&("despawn_batch", 0)), "{prefixes:?}");
+    assert!(prefixes.contains(&("despawn_batch", 10)), "{prefixes:?}");
+    assert!(prefixes.contains(&("commands", 10)), "{prefixes:?}");
+    assert!(
+        prefixes.contains(&("despawn_batch, iterator panics", 4)),
+        "{prefixes:?}"
+    );
 }
 
 /// Clones of `Counted` values, counted by `Counted::clone` (only

@@ -245,9 +245,9 @@ impl World {
     /// [`EntityNotAlive`] for a dead or stale handle; nothing changes.
     pub fn despawn_recursive(&mut self, entity: Entity) -> Result<usize, EntityNotAlive> {
         self.entities.check_alive(entity)?;
-        self.detach_from_parent(entity);
         // Each entity once: the hierarchy has no cycles, but `&mut` access to `Children` can
-        // swap values into one, and the walk must still end.
+        // swap values into one, and the walk must still end. (Detaching `entity` from its
+        // parent below does not change what is under it.)
         let mut seen = BTreeSet::from([entity.slot()]);
         let mut subtree = vec![entity];
         let mut next = 0;
@@ -259,6 +259,10 @@ impl World {
             }
             next += 1;
         }
+        // Before any change: a component `Clone` panicking in a copy of a column a snapshot
+        // shares leaves the world as it was.
+        self.own_values_of_all(&subtree);
+        self.detach_from_parent(entity);
         Ok(self.despawn_batch(subtree))
     }
 

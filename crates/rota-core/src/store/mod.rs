@@ -321,6 +321,12 @@ impl<T> Store<T> {
         values_mut(&mut self.values, self.copy_values)
     }
 
+    /// Makes the value half exclusive (copied first if a snapshot shares it; the component's
+    /// `Clone` runs then, and if it panics the store is as it was), changing nothing else.
+    pub(crate) fn own_values(&mut self) {
+        self.values_mut();
+    }
+
     /// Both halves, exclusively.
     #[inline]
     fn columns_mut(&mut self) -> (&mut IndexColumns, &mut ValueColumns<T>) {

@@ -15,6 +15,13 @@ pub(crate) trait ErasedStore: Any + Send + Sync {
     /// Removes (drops) `entity`'s value, which the store holds: the despawn cascade calls it
     /// for the stores the membership index lists (`Store::forget_held`).
     fn remove_entity(&mut self, entity: Entity);
+    /// Makes the value half the store's own (copied, running the component's `Clone`, if a
+    /// snapshot shares it) when removing an entity's value would copy it: always for a
+    /// `batched` removal (`remove_many` makes both halves its own), else only for a component
+    /// with drop glue (`remove_entity` leaves other values dead in place, writing the index
+    /// alone, whose copy runs no user code). A despawn calls it for every store the entity is
+    /// in before it changes anything, so a `Clone` that panics leaves the world as it was.
+    fn own_values_for_removal(&mut self, batched: bool);
     /// Removes every held entity of `gone`; used by batched despawns. Returns their values
     /// (a `Vec<T>`), not yet dropped: the caller drops them once every store is consistent.
     fn remove_many(&mut self, gone: &[Entity]) -> Box<dyn Any + Send>;
@@ -60,6 +67,11 @@ pub(crate) type AnyValues = dyn Any + Send + Sync;
 impl<T: Component> ErasedStore for Store<T> {
     fn remove_entity(&mut self, entity: Entity) {
         self.forget_held(entity);
+    }
+    fn own_values_for_removal(&mut self, batched: bool) {
+        if batched || std::mem::needs_drop::<T>() {
+            self.own_values();
+        }
     }
     fn remove_many(&mut self, gone: &[Entity]) -> Box<dyn Any + Send> {
         Box::new(Store::remove_many(self, gone))

@@ -51,6 +51,7 @@ impl World {
             // `TypeId`, which differs between builds; snapshots copy it, the hash leaves it out.
             system_runs: _,
             log: _, // a record of past changes, read by consumers; copied, not hashed
+            shares_columns: _, // whether despawns copy shared columns first; no effect on results
         } = self;
         let mut h = StableHasher::new();
         tick.stable_hash(&mut h);

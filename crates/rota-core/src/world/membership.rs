@@ -129,6 +129,22 @@ impl Membership {
             .is_some_and(|w| w & (1 << (store % 64)) != 0)
     }
 
+    /// Calls `f` with each store that holds `slot`, in ascending store order (nothing changes).
+    #[inline]
+    pub(crate) fn for_each(&self, slot: u32, mut f: impl FnMut(usize)) {
+        let start = slot as usize * self.words;
+        let Some(row) = self.bits.get(start..start + self.words) else {
+            return;
+        };
+        for (w, &word) in row.iter().enumerate() {
+            let mut bits = word;
+            while bits != 0 {
+                f(w * 64 + bits.trailing_zeros() as usize);
+                bits &= bits - 1;
+            }
+        }
+    }
+
     /// Clears `slot`'s row, calling `f` with each store that held it, in ascending store order.
     #[inline]
     pub(crate) fn take(&mut self, slot: u32, mut f: impl FnMut(usize)) {

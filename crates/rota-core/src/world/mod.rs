@@ -125,6 +125,11 @@ pub struct World {
     system_runs: BTreeMap<TypeId, Tick>,
     /// The structural change log, when enabled.
     log: Option<log::StructuralLog>,
+    /// Whether a snapshot may share this world's columns: set by `snapshot`, `snapshot_into`
+    /// and `restore`, never cleared. While it is set, a despawn first makes the value halves it
+    /// will change its own ([`World::own_values_of`]), so that a component `Clone` panicking in
+    /// that copy finds the world unchanged; a world that never shared skips that walk.
+    shares_columns: bool,
 }
 
 impl Default for World {
@@ -170,6 +175,7 @@ impl World {
             last_clamp: Tick::new(0),
             system_runs: BTreeMap::new(),
             log: None,
+            shares_columns: false,
         }
     }
 
@@ -478,20 +484,37 @@ impl World {
     ///
     /// # Panics
     ///
-    /// If a component with drop glue has a `Clone` that panics while its store copies the
-    /// values a [`Snapshot`](crate::snapshot::Snapshot) shares with it, that store keeps the
-    /// entity's value but the world's index of which stores hold the entity no longer lists it
-    /// (`World::check_invariants` says where). Restore a snapshot after such a panic.
+    /// Only if a component's code panics, and then the world it unwinds out of is whole:
+    ///
+    /// * a `Drop` panicking as its value is dropped: the entity is still despawned whole (its
+    ///   other components removed, its slot freed), then the panic goes on;
+    /// * a `Clone` panicking while a store copies the values a
+    ///   [`Snapshot`](crate::snapshot::Snapshot) shares with it (copy-on-write): the copies
+    ///   are made before anything changes, so the entity is left alive and whole.
     pub fn despawn(&mut self, entity: Entity) -> Result<(), EntityNotAlive> {
         self.entities.check_alive(entity)?;
+        // Before any change: a component `Clone` that panics here leaves the world as it was.
+        self.own_values_of(entity, false);
         self.detach_for_despawn(entity);
         let stores = &mut self.stores;
-        self.membership
-            .take(entity.slot(), |i| stores[i].store.remove_entity(entity));
+        // A component's `Drop` may panic (each store is whole when it drops the value): the
+        // other stores still lose the entity and the slot is still freed before the first such
+        // panic goes on (a later one is dropped), so the world it unwinds out of is whole.
+        let mut dropped = Ok(());
+        self.membership.take(entity.slot(), |i| {
+            let removed = catch_unwind(AssertUnwindSafe(|| stores[i].store.remove_entity(entity)));
+            if dropped.is_ok() {
+                dropped = removed;
+            }
+        });
         if let Some(log) = &mut self.log {
             log.push(log::StructuralChange::Despawned(entity));
         }
-        self.entities.despawn(entity)
+        let freed = self.entities.despawn(entity);
+        if let Err(panic) = dropped {
+            resume_unwind(panic);
+        }
+        freed
     }
 
     /// Despawns every live entity of `entities`, returning how many were despawned; dead,
@@ -515,11 +538,17 @@ impl World {
     ///
     /// # Panics
     ///
-    /// If `entities` panics, what it yielded before is despawned whole, then the panic goes on.
-    /// If a component's `Clone` panics while a store copies the values a
-    /// [`Snapshot`](crate::snapshot::Snapshot) shares with it, that store is left as
-    /// it was but the batch's entities are already freed: the world's books then disagree
-    /// (`World::check_invariants` says where). Restore a snapshot after such a panic.
+    /// The world it unwinds out of is whole, each entity of the batch despawned whole or left
+    /// alive and whole:
+    ///
+    /// * if `entities` panics, what it yielded before is despawned, then the panic goes on;
+    /// * if a component's `Drop` panics, every entity is still despawned, the values dropped
+    ///   once every store is consistent, then the panic goes on;
+    /// * if a component's `Clone` panics while a store copies the values a
+    ///   [`Snapshot`](crate::snapshot::Snapshot) shares with it (copy-on-write), the entities
+    ///   before the one whose copy panicked are despawned and the rest left alive (in a world
+    ///   with a hierarchy the copies come first and none is despawned); if `entities` panicked
+    ///   too, its panic goes on.
     pub fn despawn_batch<I>(&mut self, entities: I) -> usize
     where
         I: IntoIterator<Item = Entity>,
@@ -533,6 +562,13 @@ impl World {
                     collected.push(entity);
                 }
             }));
+            // Before any change (detaching changes other entities): a component `Clone` that
+            // panics in a copy leaves the world as it was; the iterator's panic, if any, goes
+            // on first.
+            let owned = catch_unwind(AssertUnwindSafe(|| self.own_values_of_all(&collected)));
+            if let Err(panic) = owned {
+                resume_unwind(walked.err().unwrap_or(panic));
+            }
             for &entity in &collected {
                 if self.is_alive(entity) {
                     self.detach_for_despawn(entity);
@@ -574,15 +610,51 @@ impl World {
         }));
         if let Err(panic) = walked {
             // What the iterator yielded into the chunk it was filling (a dead or repeated
-            // handle is a no-op, so the chunk may be walked again whole).
-            for &entity in &chunk {
-                self.despawn_later(entity, &mut pending);
-            }
+            // handle is a no-op, so the chunk may be walked again whole). If the panic was a
+            // component's `Clone` in a despawn's copy (`own_values_of`), that entity is still
+            // alive and whole, and panics again here: that second panic is dropped, so it and
+            // the rest of the chunk stay alive.
+            let _ = catch_unwind(AssertUnwindSafe(|| {
+                for &entity in &chunk {
+                    self.despawn_later(entity, &mut pending);
+                }
+            }));
             drop_each(self.finish_despawns_keeping(&mut pending));
             resume_unwind(panic)
         }
         self.finish_despawns(&mut pending);
         despawned
+    }
+
+    /// While a snapshot may share the world's columns, makes the value half of every store
+    /// `entity` is in that its removal would copy its own ([`ErasedStore::own_values_for_removal`];
+    /// `batched` as there), changing nothing else: a despawn calls it before its first change,
+    /// so a component `Clone` that panics in a copy unwinds out of an unchanged world (the
+    /// copies already made are kept: they are invisible). Nothing to do for a world that never
+    /// shared its columns.
+    ///
+    /// [`ErasedStore::own_values_for_removal`]: erased::ErasedStore::own_values_for_removal
+    #[inline]
+    fn own_values_of(&mut self, entity: Entity, batched: bool) {
+        if !self.shares_columns {
+            return;
+        }
+        let stores = &mut self.stores;
+        self.membership.for_each(entity.slot(), |i| {
+            stores[i].store.own_values_for_removal(batched);
+        });
+    }
+
+    /// [`World::own_values_of`] for each live entity of `entities`, as a batch.
+    pub(crate) fn own_values_of_all(&mut self, entities: &[Entity]) {
+        if !self.shares_columns {
+            return;
+        }
+        for &entity in entities {
+            if self.is_alive(entity) {
+                self.own_values_of(entity, true);
+            }
+        }
     }
 
     /// Reads what [`World::despawn_later`] will read first for `entity` — its slot and its
@@ -599,6 +671,11 @@ impl World {
     /// [`World::finish_despawns`]. Until then the stores still hold it, so nothing that could
     /// reach its slot may run in between: callers finish first (see `World::apply_queue`).
     pub(crate) fn despawn_later(&mut self, entity: Entity, pending: &mut PendingDespawns) -> bool {
+        if self.shares_columns && self.entities.is_alive(entity) {
+            // Before any change to `entity`: a component `Clone` that panics here leaves it
+            // alive and whole (a batch's removals copy values of every type).
+            self.own_values_of(entity, true);
+        }
         if self.entities.despawn(entity).is_err() {
             return false;
         }

@@ -57,6 +57,7 @@ impl World {
 
     /// Every store's halves into `Arc`s, ready to be shared.
     fn make_stores_shareable(&mut self) {
+        self.shares_columns = true;
         for entry in &mut self.stores {
             entry.store.make_shareable();
         }
@@ -76,6 +77,7 @@ impl World {
             last_clamp,
             system_runs,
             log,
+            shares_columns: _, // the snapshot's world shares its columns: set below
         } = self;
         let mut store_copies = Vec::with_capacity(stores.len());
         for entry in stores {
@@ -111,6 +113,7 @@ impl World {
                 last_clamp: *last_clamp,
                 system_runs: system_runs.clone(),
                 log: log.clone(),
+                shares_columns: true,
             },
         })
     }
@@ -200,7 +203,10 @@ impl World {
             last_clamp,
             system_runs,
             log,
+            shares_columns,
         } = self;
+        // The stores below share the source's columns.
+        *shares_columns = true;
         *change_tick = source.change_tick;
         *last_clamp = source.last_clamp;
         system_runs.clone_from(&source.system_runs);
