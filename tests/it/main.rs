@@ -9,6 +9,7 @@ mod change_stamping;
 mod checksum_sensitivity;
 mod command_buffers;
 mod command_runs;
+mod component_panics;
 mod dead_elements;
 mod events;
 mod generation_overflow;

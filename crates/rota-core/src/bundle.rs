@@ -11,7 +11,8 @@ use crate::world::{StoreEntry, World, downcast_mut};
 /// A tuple of up to 12 components, spawned together by `World::spawn_with`, `spawn_batch` and
 /// `Commands::spawn`. `()` is the empty bundle.
 ///
-/// If a bundle names the same component type twice, the later value wins.
+/// If a bundle names the same component type twice, the later value wins (the earlier one is
+/// dropped once the entity is whole in the world's books).
 ///
 /// This trait is implemented for tuples only; its items are rota's plumbing.
 pub trait Bundle: Send + 'static {
@@ -63,9 +64,28 @@ pub trait Bundle: Send + 'static {
     #[doc(hidden)]
     fn touch(columns: &Self::Columns<'_>, slot: u32) -> u64;
 
-    /// Moves the components into their stores for `entity`, one lookup each (any bundle).
+    /// Makes both halves of each registered store of the bundle the world's own (copied, with
+    /// the components' `Clone`, if a snapshot shares them), changing nothing else: called
+    /// before a spawn changes anything, so that a `Clone` panicking in the copy leaves the world
+    /// as it was. Types not registered yet have no store to copy.
     #[doc(hidden)]
-    fn insert(self, stores: &mut [StoreEntry], indices: &Self::Indices, entity: Entity);
+    fn own_columns(world: &mut World);
+
+    /// The values a bundle that names a type twice replaced in its own entity
+    /// (`Option<T>` per component), handed back by [`Bundle::insert`] so that the caller drops
+    /// them once the world's books agree (a `Drop` may panic).
+    #[doc(hidden)]
+    type Replaced;
+
+    /// Moves the components into their stores for `entity`, one lookup each (any bundle);
+    /// returns the values replaced, for the caller to drop once its books agree.
+    #[doc(hidden)]
+    fn insert(
+        self,
+        stores: &mut [StoreEntry],
+        indices: &Self::Indices,
+        entity: Entity,
+    ) -> Self::Replaced;
 
     /// Calls `each` with every component's `TypeId` and name, in bundle order (what a
     /// system's `Commands` checks against its declarations).
@@ -91,6 +111,8 @@ impl Bundle for () {
     fn touch(_: &(), _: u32) -> u64 {
         0
     }
+    fn own_columns(_: &mut World) {}
+    type Replaced = ();
     fn insert(self, _: &mut [StoreEntry], _: &[usize; 0], _: Entity) {}
     fn types(_: &mut dyn FnMut(TypeId, &'static str)) {}
 }
@@ -142,8 +164,21 @@ macro_rules! impl_bundle {
             fn touch(columns: &Self::Columns<'_>, slot: u32) -> u64 {
                 0 $(^ columns.$i.touch(slot))+
             }
-            fn insert(self, stores: &mut [StoreEntry], indices: &Self::Indices, entity: Entity) {
-                $(downcast_mut::<$T>(&mut *stores[indices[$i]].store).insert(entity, self.$i);)+
+            fn own_columns(world: &mut World) {
+                $(
+                    if let Some(store) = world.store_mut::<$T>() {
+                        store.own_columns();
+                    }
+                )+
+            }
+            type Replaced = ($(Option<$T>,)+);
+            fn insert(
+                self,
+                stores: &mut [StoreEntry],
+                indices: &Self::Indices,
+                entity: Entity,
+            ) -> Self::Replaced {
+                ($(downcast_mut::<$T>(&mut *stores[indices[$i]].store).insert(entity, self.$i),)+)
             }
         }
     };

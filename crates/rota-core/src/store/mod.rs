@@ -321,6 +321,13 @@ impl<T> Store<T> {
         values_mut(&mut self.values, self.copy_values)
     }
 
+    /// Makes both halves exclusive (each copied first if a snapshot shares it; the component's
+    /// `Clone` runs for the values, and if it panics the store is as it was), changing nothing
+    /// else.
+    pub(crate) fn own_columns(&mut self) {
+        self.columns_mut();
+    }
+
     /// Makes the value half exclusive (copied first if a snapshot shares it; the component's
     /// `Clone` runs then, and if it panics the store is as it was), changing nothing else.
     pub(crate) fn own_values(&mut self) {
@@ -340,6 +347,11 @@ impl<T> Store<T> {
     /// finds them shared (`SnapshotPolicy::CLONE`'s column function).
     pub(crate) fn set_copy_values(&mut self, copy: Option<ColumnCopy<T>>) {
         self.copy_values = copy;
+    }
+
+    /// How the store copies its values when a write finds them shared, if it can.
+    pub(crate) fn copy_values(&self) -> Option<ColumnCopy<T>> {
+        self.copy_values
     }
 
     /// Prepares the store to be shared by a snapshot: moves both halves into `Arc`s (no copy),
@@ -371,11 +383,14 @@ impl<T> Store<T> {
             now,
             copy_values,
         } = self;
-        *index = Half::Shared(Arc::clone(source_index));
-        *values = Half::Shared(Arc::clone(source_values));
+        let old_index = std::mem::replace(index, Half::Shared(Arc::clone(source_index)));
+        let old_values = std::mem::replace(values, Half::Shared(Arc::clone(source_values)));
         *last_changed = source.last_changed;
         *now = source.now;
         *copy_values = source.copy_values;
+        // The old halves go once the store is whole: a component's `Drop` may panic.
+        drop(old_values);
+        drop(old_index);
     }
 
     /// Whether [`Store::share_from`] may share this store's columns: it knows how to copy its

@@ -22,6 +22,10 @@ pub(crate) trait ErasedStore: Any + Send + Sync {
     /// alone, whose copy runs no user code). A despawn calls it for every store the entity is
     /// in before it changes anything, so a `Clone` that panics leaves the world as it was.
     fn own_values_for_removal(&mut self, batched: bool);
+    /// Makes both halves the store's own (copied, running the component's `Clone`, if a
+    /// snapshot shares them), changing nothing else (`Store::own_columns`): the periodic tick
+    /// clamp calls it for every store before it changes anything.
+    fn own_columns(&mut self);
     /// Removes every held entity of `gone`; used by batched despawns. Returns their values
     /// (a `Vec<T>`), not yet dropped: the caller drops them once every store is consistent.
     fn remove_many(&mut self, gone: &[Entity]) -> Box<dyn Any + Send>;
@@ -72,6 +76,9 @@ impl<T: Component> ErasedStore for Store<T> {
         if batched || std::mem::needs_drop::<T>() {
             self.own_values();
         }
+    }
+    fn own_columns(&mut self) {
+        Store::own_columns(self);
     }
     fn remove_many(&mut self, gone: &[Entity]) -> Box<dyn Any + Send> {
         Box::new(Store::remove_many(self, gone))
@@ -153,8 +160,14 @@ impl<T: Component> ErasedStore for Store<T> {
                 self.set_copy_values(Some(cloning.column_from));
                 self.clone_from_with(source, cloning.column_from);
             }
-            // `snapshot_store` only copies an excluded store when it is empty.
-            None => self.clone_from_with(source, empty_column::<T>),
+            // `snapshot_store` only copies an excluded store when it is empty. This store's
+            // values go once it is whole (emptied): a component's `Drop` may panic.
+            None => {
+                let old = std::mem::take(self);
+                self.set_copy_values(old.copy_values());
+                self.clone_from_with(source, empty_column::<T>);
+                drop(old);
+            }
         }
     }
     fn stable_hash_values(&self, h: &mut StableHasher) -> bool {

@@ -231,9 +231,18 @@ impl World {
 
     /// Advances the clock without telling the stores (the caller does, once, afterwards).
     fn bump_change_tick(&mut self) -> Tick {
-        self.change_tick = self.change_tick.next();
-        let now = self.change_tick;
-        if self.last_clamp.age(now) >= CHECK_INTERVAL {
+        let now = self.change_tick.next();
+        let clamp = self.last_clamp.age(now) >= CHECK_INTERVAL;
+        if clamp && self.shares_columns {
+            // The clamp writes tick columns a snapshot may share: copied before the clock
+            // moves, so a component `Clone` panicking in a copy leaves the clock and every
+            // store as they were.
+            for entry in &mut self.stores {
+                entry.store.own_columns();
+            }
+        }
+        self.change_tick = now;
+        if clamp {
             self.last_clamp = now;
             for entry in &mut self.stores {
                 entry.store.clamp_ticks(now);
@@ -330,7 +339,11 @@ impl World {
     ///
     /// # Panics
     ///
-    /// If the allocator has no slot left (see [`World::try_spawn_with`]).
+    /// If the allocator has no slot left (see [`World::try_spawn_with`]). Also if a
+    /// component's `Clone` panics while a store copies the values a
+    /// [`Snapshot`](crate::snapshot::Snapshot) shares with it (copy-on-write): the copies come
+    /// first, so nothing is spawned. A bundle that names a type twice drops the value it
+    /// replaced once the entity is whole, so a `Drop` panicking there leaves it spawned.
     #[track_caller]
     pub fn spawn_with<B: Bundle>(&mut self, bundle: B) -> Entity {
         match self.try_spawn_with(bundle) {
@@ -345,6 +358,11 @@ impl World {
     ///
     /// [`SpawnError`] if no slot is left or memory runs out; the world is unchanged.
     pub fn try_spawn_with<B: Bundle>(&mut self, bundle: B) -> Result<Entity, SpawnError> {
+        // Before any change: a component `Clone` panicking in a copy of a column a snapshot
+        // shares leaves the world as it was (no entity allocated).
+        if self.shares_columns {
+            B::own_columns(self);
+        }
         let entity = self.entities.spawn()?;
         self.insert_bundle_unchecked(entity, bundle);
         Ok(entity)
@@ -432,8 +450,11 @@ impl World {
                 // The bundle names a type twice: one lookup per component, the later value wins.
                 for bundle in std::iter::once(first).chain(bundles) {
                     let Ok(entity) = entities.spawn() else { break };
-                    bundle.insert(stores, &indices, entity);
+                    let replaced = bundle.insert(stores, &indices, entity);
                     out.push(entity);
+                    // Dropped once the entity is in `out`, whose books are kept below even if
+                    // this `Drop` panics.
+                    drop(replaced);
                 }
             }))
         };
@@ -457,10 +478,11 @@ impl World {
     /// spawn or a just-applied reservation).
     pub(crate) fn insert_bundle_unchecked<B: Bundle>(&mut self, entity: Entity, bundle: B) {
         let indices = B::register(self);
+        let mut replaced = None;
         if let Some(mut columns) = B::columns(&mut self.stores, &indices) {
             bundle.push(&mut columns, entity);
         } else {
-            bundle.insert(&mut self.stores, &indices, entity);
+            replaced = Some(bundle.insert(&mut self.stores, &indices, entity));
         }
         for &i in indices.as_ref() {
             self.membership.set(entity.slot(), i);
@@ -468,6 +490,8 @@ impl World {
         if let Some(log) = &mut self.log {
             log.spawned(entity, unique(indices.as_ref()), &self.stores);
         }
+        // The values a repeated type replaced, dropped once the books agree (a `Drop` may panic).
+        drop(replaced);
     }
 
     /// Despawns `entity`, removing its components before the slot is freed.

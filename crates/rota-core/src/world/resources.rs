@@ -118,31 +118,63 @@ impl Resources {
 
     /// Makes these resources a copy of `source` (a snapshot's), reusing the boxes of values
     /// present on both sides.
-    pub(crate) fn restore_from(&mut self, source: &Resources) {
+    ///
+    /// A resource's `Drop` or `Clone` may panic: every entry is still restored to the
+    /// snapshot's type — a value whose copy panicked is absent, one whose own `clone_from`
+    /// panicked is as that left it —, the values replaced are dropped last, and the first
+    /// panic is returned for the caller to resume once its own state is whole.
+    pub(crate) fn restore_from(&mut self, source: &Resources) -> std::thread::Result<()> {
+        use std::panic::{AssertUnwindSafe, catch_unwind};
         let Resources { entries, index } = self;
-        entries.truncate(source.entries.len());
+        let mut first_panic = Ok(());
+        let mut keep = |result: std::thread::Result<()>| {
+            if first_panic.is_ok() {
+                first_panic = result;
+            }
+        };
+        let mut gone: Vec<Option<ErasedValue>> = entries
+            .split_off(source.entries.len().min(entries.len()))
+            .into_iter()
+            .map(|entry| entry.value)
+            .collect();
         for (i, from) in source.entries.iter().enumerate() {
-            let copy_value = |v: &ErasedValue| (from.fns.snapshot)(&**v);
+            let mut copy_of = |from_value: &Option<ErasedValue>| {
+                let value = from_value.as_ref()?;
+                match catch_unwind(AssertUnwindSafe(|| (from.fns.snapshot)(&**value))) {
+                    Ok(copy) => copy,
+                    Err(panic) => {
+                        keep(Err(panic));
+                        None
+                    }
+                }
+            };
             match entries.get_mut(i) {
                 Some(to) if to.type_id == from.type_id => match (&mut to.value, &from.value) {
-                    (Some(to), Some(from_value)) => (from.fns.restore)(&mut **to, &**from_value),
-                    (to, from_value) => *to = from_value.as_ref().and_then(copy_value),
+                    (Some(to), Some(from_value)) => keep(catch_unwind(AssertUnwindSafe(|| {
+                        (from.fns.restore)(&mut **to, &**from_value)
+                    }))),
+                    (to, from_value) => {
+                        let copy = copy_of(from_value);
+                        gone.push(std::mem::replace(to, copy));
+                    }
                 },
                 slot => {
                     let entry = ResourceEntry {
                         type_id: from.type_id,
                         name: from.name,
-                        value: from.value.as_ref().and_then(copy_value),
+                        value: copy_of(&from.value),
                         fns: from.fns,
                     };
                     match slot {
-                        Some(to) => *to = entry,
+                        Some(to) => gone.push(std::mem::replace(to, entry).value),
                         None => entries.push(entry),
                     }
                 }
             }
         }
         index.clone_from(&source.index);
+        keep(catch_unwind(AssertUnwindSafe(|| drop(gone))));
+        first_panic
     }
 
     pub(crate) fn position(&self, type_id: TypeId) -> Option<usize> {

@@ -25,6 +25,11 @@ impl World {
         items: Vec<(Entity, B)>,
         mut taken: impl FnMut(usize, Entity),
     ) {
+        // Before any change: a component `Clone` panicking in a copy of a column a snapshot
+        // shares leaves the world as it was (no reserved entity spawned).
+        if self.shares_columns {
+            B::own_columns(self);
+        }
         let mut items = items.into_iter();
         // The position of the next item in `items`' original order.
         let mut k = 0;
@@ -47,6 +52,7 @@ impl World {
             ..
         } = self;
         let mut spawned: Vec<Entity> = Vec::new();
+        let mut replaced: Vec<B::Replaced> = Vec::new();
         let logging = log.is_some();
         let mut record = |membership: &mut Membership, entity: Entity| {
             for &i in indices.as_ref() {
@@ -81,13 +87,15 @@ impl World {
                 }
             }
         } else {
-            bundle.insert(stores, &indices, entity);
+            // A bundle that names a type twice: the values it replaces in its own entity are
+            // dropped once every entity is recorded and logged (a `Drop` may panic).
+            replaced.push(bundle.insert(stores, &indices, entity));
             record(membership, entity);
             for (entity, bundle) in items {
                 k += 1;
                 match entities.spawn_reserved(entity) {
                     Ok(()) => {
-                        bundle.insert(stores, &indices, entity);
+                        replaced.push(bundle.insert(stores, &indices, entity));
                         record(membership, entity);
                     }
                     Err(_) => taken(k - 1, entity),
@@ -99,6 +107,7 @@ impl World {
                 log.spawned(entity, super::unique(indices.as_ref()), stores);
             }
         }
+        drop(replaced);
     }
 
     /// Inserts (or replaces) each item's component, in order, for the items `admit(k, entity,

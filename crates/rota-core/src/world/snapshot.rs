@@ -15,6 +15,8 @@
 //! exhaustive; `Store::clone_from_with` for the empty store of an excluded type), per resource
 //! `Resources::snapshot`/`restore_from`.
 
+use std::panic::{AssertUnwindSafe, catch_unwind, resume_unwind};
+
 use crate::component::Component;
 use crate::error::SnapshotError;
 use crate::snapshot::{SharedColumns, Snapshot};
@@ -144,6 +146,14 @@ impl World {
     /// stores dropped), so the registration order matches the snapshot's.
     ///
     /// A snapshot can be restored into any world, any number of times.
+    ///
+    /// # Panics
+    ///
+    /// Only if a component's or resource's `Drop` panics as what the world had is dropped, or a
+    /// resource's `Clone` panics as it is copied: the world is still restored whole (a resource
+    /// whose copy panicked is left absent, one whose own `clone_from` panicked as that left it),
+    /// what it had is dropped last, and then the first panic goes on. The same holds for
+    /// [`World::snapshot_into`]'s target and for `Snapshot::clone_from`.
     pub fn restore(&mut self, snapshot: &Snapshot) {
         self.copy_state_from(&snapshot.world);
     }
@@ -212,10 +222,24 @@ impl World {
         system_runs.clone_from(&source.system_runs);
         log.clone_from(&source.log);
         entities.clone_from(&source.entities);
-        stores.truncate(source.stores.len());
+        // A component's or resource's `Drop` (or a resource's `Clone`) may panic here: every
+        // store and resource is still restored, the ones this world had and the snapshot has
+        // not are dropped last, and the first panic goes on once the world is whole.
+        let mut first_panic = None;
+        let mut keep = |result: std::thread::Result<()>| {
+            if let Err(panic) = result {
+                first_panic.get_or_insert(panic);
+            }
+        };
+        let mut gone: Vec<StoreEntry> = stores.split_off(source.stores.len().min(stores.len()));
         for (i, from) in source.stores.iter().enumerate() {
             match stores.get_mut(i) {
-                Some(to) if to.type_id == from.type_id => to.store.restore_store(&*from.store),
+                // Whole even if a `Drop` of its old values panics (they go last).
+                Some(to) if to.type_id == from.type_id => {
+                    keep(catch_unwind(AssertUnwindSafe(|| {
+                        to.store.restore_store(&*from.store)
+                    })))
+                }
                 slot => {
                     let entry = StoreEntry {
                         type_id: from.type_id,
@@ -226,7 +250,7 @@ impl World {
                             .unwrap_or_else(|| unreachable_excluded(from.name)),
                     };
                     match slot {
-                        Some(to) => *to = entry,
+                        Some(to) => gone.push(std::mem::replace(to, entry)),
                         None => stores.push(entry),
                     }
                 }
@@ -234,8 +258,12 @@ impl World {
         }
         registry.clone_from(&source.registry);
         membership.clone_from(&source.membership);
-        resources.restore_from(&source.resources);
+        keep(resources.restore_from(&source.resources));
         *tick = source.tick;
+        keep(catch_unwind(AssertUnwindSafe(|| drop(gone))));
+        if let Some(panic) = first_panic {
+            resume_unwind(panic);
+        }
     }
 }
 

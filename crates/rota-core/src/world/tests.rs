@@ -112,6 +112,79 @@ mod change_clock {
         let last = world.system_last_run(id).unwrap();
         assert_eq!(last.age(world.change_tick()), MAX_AGE);
     }
+
+    std::thread_local! {
+        static ARMED: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+    }
+
+    /// A component whose `Clone` panics while `ARMED` (on this thread).
+    #[derive(Debug)]
+    struct Fragile(u32);
+    impl Clone for Fragile {
+        fn clone(&self) -> Self {
+            assert!(!ARMED.with(std::cell::Cell::get), "Fragile::clone refuses");
+            Fragile(self.0)
+        }
+    }
+    impl Component for Fragile {
+        const NAME: &'static str = "Fragile";
+        const UNIQUE_KEY: Option<&'static str> = Some("world::tests::change_clock::Fragile");
+        const SNAPSHOT: crate::snapshot::SnapshotPolicy<Self> =
+            crate::snapshot::SnapshotPolicy::CLONE;
+    }
+
+    /// A plain component that snapshots copy.
+    #[derive(Clone, Debug)]
+    struct Tally(u32);
+    impl Component for Tally {
+        const NAME: &'static str = "Tally";
+        const UNIQUE_KEY: Option<&'static str> = Some("world::tests::change_clock::Tally");
+        const SNAPSHOT: crate::snapshot::SnapshotPolicy<Self> =
+            crate::snapshot::SnapshotPolicy::CLONE;
+    }
+
+    /// The clamp writes tick columns that a snapshot may share, so it copies them (running the
+    /// component's `Clone`) before the clock moves: a `Clone` that panics there leaves the
+    /// clock and every store's tick as they were, so a write after it is still seen as new
+    /// (found by an adversarial review: the clock had moved and the stores had not).
+    #[test]
+    fn a_clamp_whose_copy_panics_leaves_the_clock_where_it_was() {
+        let mut world = World::new();
+        let e = world.spawn_with((Fragile(1), Tally(1)));
+        let _snapshot = world.snapshot().unwrap();
+        // One tick before the clamp is due.
+        let due = Tick::new(world.change_tick.get().wrapping_add(CHECK_INTERVAL - 1));
+        world.change_tick = due;
+        let store_ticks = |w: &World| {
+            (
+                w.store::<Tally>().unwrap().change_tick(),
+                w.store::<Fragile>().unwrap().change_tick(),
+            )
+        };
+        let before = store_ticks(&world);
+        ARMED.with(|a| a.set(true));
+        let caught = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            world.change_checkpoint();
+        }));
+        ARMED.with(|a| a.set(false));
+        assert!(caught.is_err(), "the clamp copied the shared values");
+        assert_eq!(world.change_tick(), due, "the clock did not move");
+        for entry in &world.stores {
+            let store = &entry.store;
+            store.check_invariants().unwrap();
+        }
+        assert_eq!(store_ticks(&world), before, "no store moved");
+        // `Clone` works again: the checkpoint clamps and moves on, and a write is seen.
+        let before = world.change_checkpoint();
+        assert_eq!(before, due);
+        world.get_mut::<Tally>(e).unwrap().0 = 2;
+        let changed: Vec<Entity> = world
+            .query_since::<Entity, Changed<Tally>>(before)
+            .collect();
+        assert_eq!(changed, [e]);
+        let now = world.change_tick();
+        assert_eq!(store_ticks(&world), (now, now));
+    }
 }
 
 /// `World::delete` leaves a value with no drop glue dead in place (`store/dead.rs`).

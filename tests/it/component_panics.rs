@@ -1,0 +1,320 @@
+//! A component's (or resource's) `Clone` or `Drop` that panics inside a world operation: the
+//! world it unwinds out of is whole (`check_invariants`), nothing is half-done, and a restore
+//! still restores everything. Found by an adversarial review (2026-12-04); each test failed
+//! before its fix. Copy-on-write despawns are in `snapshot_cow.rs`, `Drop` panics in batched
+//! despawns and command runs in `command_buffers.rs` and `pending_despawns.rs`.
+//!
+//! Arming is per thread, so these tests need no lock: the `Clone` or `Drop` runs on the
+//! thread that called the operation.
+
+use std::cell::Cell;
+use std::panic::{AssertUnwindSafe, catch_unwind};
+
+use rota::{Component, Resource, StableHash, World};
+
+thread_local! {
+    static ARMED: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Runs `f` with the panicking `Clone`s and `Drop`s armed; whether it panicked.
+fn armed<R>(f: impl FnOnce() -> R) -> bool {
+    ARMED.with(|a| a.set(true));
+    let panicked = catch_unwind(AssertUnwindSafe(f)).is_err();
+    ARMED.with(|a| a.set(false));
+    panicked
+}
+
+fn is_armed() -> bool {
+    ARMED.with(Cell::get)
+}
+
+#[derive(Component, StableHash, Clone, Copy, Debug, PartialEq)]
+struct Pos(i64);
+
+/// `Clone` panics on 3 while armed.
+#[derive(Component, StableHash, Debug, PartialEq)]
+struct Fragile(u32);
+
+impl Clone for Fragile {
+    fn clone(&self) -> Self {
+        assert!(!(self.0 == 3 && is_armed()), "Fragile::clone refuses 3");
+        Fragile(self.0)
+    }
+}
+
+/// `Drop` panics on 1 while armed, once (it disarms).
+#[derive(Component, StableHash, Clone, Debug, PartialEq)]
+struct Fuse(u32);
+
+impl Drop for Fuse {
+    fn drop(&mut self) {
+        if self.0 == 1 && ARMED.with(|a| a.replace(false)) {
+            panic!("Fuse(1) drop");
+        }
+    }
+}
+
+/// A world holding `Fragile(3)`, whose columns a snapshot shares: taken, or restored.
+fn shared_world(restored: bool) -> (World, rota::Snapshot) {
+    let mut world = World::new();
+    world.spawn_with((Fragile(3), Pos(3)));
+    world.spawn_with((Pos(4),));
+    let snapshot = world.snapshot().unwrap();
+    if restored {
+        world.spawn_with((Pos(5),));
+        world.restore(&snapshot);
+    }
+    (world, snapshot)
+}
+
+/// A spawn copies the stores it appends to before it allocates the entity: a `Clone`
+/// panicking in that copy leaves no half-spawned (alive, empty) entity behind, and the spawn
+/// goes through once `Clone` works. Bundles with a type named twice took another path.
+#[test]
+fn a_spawn_whose_copy_panics_spawns_nothing() {
+    type Spawn = fn(&mut World);
+    let spawns: [(&str, Spawn); 4] = [
+        ("spawn_with", |w| {
+            w.spawn_with((Pos(9), Fragile(9)));
+        }),
+        ("spawn_with, a type twice", |w| {
+            w.spawn_with((Pos(1), Fragile(9), Pos(2)));
+        }),
+        ("commands", |w| {
+            let mut commands = w.commands();
+            commands.spawn((Pos(9), Fragile(9)));
+            commands.spawn((Pos(10), Fragile(10)));
+            let queue = commands.finish();
+            let _ = w.apply(queue);
+        }),
+        ("commands, a type twice", |w| {
+            let mut commands = w.commands();
+            commands.spawn((Pos(1), Fragile(9), Pos(2)));
+            let queue = commands.finish();
+            let _ = w.apply(queue);
+        }),
+    ];
+    for (path, spawn) in spawns {
+        for restored in [false, true] {
+            let case = format!("{path}, restored {restored}");
+            let (mut world, snapshot) = shared_world(restored);
+            let taken = snapshot.world().full_checksum().unwrap();
+            let before = world.full_checksum().unwrap();
+            let len = world.len();
+            assert!(armed(|| spawn(&mut world)), "{case}: the copy panicked");
+            world
+                .check_invariants()
+                .unwrap_or_else(|e| panic!("{case}: {e}"));
+            assert_eq!(world.len(), len, "{case}: an entity was left half-spawned");
+            assert_eq!(world.full_checksum().unwrap(), before, "{case}");
+            assert_eq!(snapshot.world().full_checksum().unwrap(), taken, "{case}");
+            spawn(&mut world);
+            world.check_invariants().unwrap();
+            assert!(world.len() > len, "{case}");
+            // Two entities before, one of them with a `Fragile`; every spawn adds one.
+            assert_eq!(world.query::<&Fragile>().count(), world.len() - 1, "{case}");
+        }
+    }
+}
+
+/// A bundle that names a type twice replaces the first value in its own entity: that value is
+/// dropped once the world's books list the entity whole, so a `Drop` panicking there leaves
+/// every spawned entity whole (both types, the later value) and logged.
+#[test]
+fn a_bundle_naming_a_type_twice_whose_drop_panics_spawns_whole() {
+    type Spawn = fn(&mut World) -> usize;
+    let spawns: [(&str, Spawn, usize); 3] = [
+        (
+            "spawn_with",
+            |w| {
+                w.spawn_with((Fuse(1), Pos(1), Fuse(2)));
+                1
+            },
+            1,
+        ),
+        // The panic ends the batch after the entity whose value panicked.
+        (
+            "spawn_batch",
+            |w| {
+                w.spawn_batch((0..3).map(|i| (Fuse(i), Pos(i64::from(i)), Fuse(10 + i))))
+                    .len()
+            },
+            2,
+        ),
+        // Every spawn of the run is applied and logged before the values are dropped.
+        (
+            "commands",
+            |w| {
+                let mut commands = w.commands();
+                for i in 0..3 {
+                    commands.spawn((Fuse(i), Pos(i64::from(i)), Fuse(10 + i)));
+                }
+                let queue = commands.finish();
+                let _ = w.apply(queue);
+                3
+            },
+            3,
+        ),
+    ];
+    for (path, spawn, spawned) in spawns {
+        let mut world = World::new();
+        world.enable_structural_log(64);
+        assert!(armed(|| spawn(&mut world)), "{path}: the drop panicked");
+        world
+            .check_invariants()
+            .unwrap_or_else(|e| panic!("{path}: {e}"));
+        assert_eq!(world.len(), spawned, "{path}");
+        let held: Vec<(i64, u32)> = world
+            .query::<(&Pos, &Fuse)>()
+            .map(|(p, f)| (p.0, f.0))
+            .collect();
+        let expected: Vec<(i64, u32)> = match path {
+            "spawn_with" => vec![(1, 2)],
+            _ => (0..spawned as u32)
+                .map(|i| (i64::from(i), 10 + i))
+                .collect(),
+        };
+        assert_eq!(held, expected, "{path}");
+        let log = world.structural_log().unwrap();
+        // Each spawn: `Spawned`, then `Added` for each of its two distinct types.
+        assert_eq!(log.len(), 3 * spawned, "{path}: every spawn is logged");
+        // Despawned, the entities leave nothing behind.
+        let all: Vec<_> = world.entities().iter().collect();
+        for e in all {
+            world.despawn(e).unwrap();
+        }
+        world.check_invariants().unwrap();
+        assert_eq!(world.query::<&Pos>().count(), 0, "{path}");
+    }
+}
+
+/// `restore` overwrites a world's stores and resources, dropping what the world had and the
+/// snapshot has not: a `Drop` panicking there still leaves the world a whole copy of the
+/// snapshot (same checksum), then the panic goes on.
+#[test]
+fn a_restore_whose_drop_panics_restores_everything() {
+    // What the world has and the snapshot has not: its own copy of a store (a write copied it)
+    // holding `Fuse(1)`, a store registered later, a resource, many entities.
+    type Diverge = fn(&mut World, rota::Entity);
+    let divergences: [(&str, Diverge); 4] = [
+        ("own copy", |w, a| {
+            w.get_mut::<Fuse>(a).unwrap().0 = 1;
+            w.spawn_with((Pos(5),));
+        }),
+        ("a store registered after the snapshot", |w, a| {
+            w.spawn_with((Pos(1), Named(1)));
+            w.despawn(a).unwrap();
+        }),
+        ("a resource the snapshot has not", |w, _| {
+            w.insert_resource(Gauge(1));
+            w.spawn_with((Pos(6),));
+        }),
+        ("many entities", |w, a| {
+            w.get_mut::<Fuse>(a).unwrap().0 = 1;
+            let many: Vec<_> = (0..40)
+                .map(|i| w.spawn_with((Pos(i), Fuse(100 + i as u32))))
+                .collect();
+            w.despawn(many[7]).unwrap();
+        }),
+    ];
+    for (name, diverge) in divergences {
+        let mut world = World::new();
+        let a = world.spawn_with((Pos(0), Fuse(0)));
+        world.spawn_with((Pos(2),));
+        let snapshot = world.snapshot().unwrap();
+        let taken = snapshot.world().full_checksum().unwrap();
+        diverge(&mut world, a);
+        assert!(armed(|| world.restore(&snapshot)), "{name}: no panic");
+        world
+            .check_invariants()
+            .unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert_eq!(world.full_checksum().unwrap(), taken, "{name}");
+        assert_eq!(snapshot.world().full_checksum().unwrap(), taken, "{name}");
+    }
+}
+
+/// Makes a snapshot to overwrite, and the world to overwrite it from.
+type Overwrite = fn() -> (rota::Snapshot, World);
+
+/// `snapshot_into` and `Snapshot::clone_from` overwrite a snapshot, dropping what it alone
+/// held: a `Drop` panicking there still leaves it a whole copy of the source.
+#[test]
+fn a_snapshot_overwrite_whose_drop_panics_copies_everything() {
+    for into in [true, false] {
+        // (case, the target, the world it is overwritten from)
+        let cases: [(&str, Overwrite); 3] = [
+            ("the target alone holds a value", || {
+                let mut world = World::new();
+                let a = world.spawn_with((Pos(0), Fuse(1)));
+                let target = world.snapshot().unwrap();
+                world.get_mut::<Fuse>(a).unwrap().0 = 7;
+                world.spawn_with((Pos(3),));
+                (target, world)
+            }),
+            ("the target alone holds a resource", || {
+                let mut world = World::new();
+                world.spawn_with((Pos(0),));
+                world.insert_resource(Gauge(1));
+                let target = world.snapshot().unwrap();
+                // Dropped unarmed: the target's copy is the only `Gauge(1)` left.
+                world.remove_resource::<Gauge>();
+                world.spawn_with((Pos(3),));
+                (target, world)
+            }),
+            ("the target's stores are another world's", || {
+                let mut other = World::new();
+                other.spawn_with((Pos(0), Named(1)));
+                let target = other.snapshot().unwrap();
+                let mut world = World::new();
+                world.spawn_with((Pos(1), Fuse(0)));
+                world.spawn_with((Pos(2),));
+                (target, world)
+            }),
+        ];
+        for (name, make) in cases {
+            let case = format!(
+                "{name}, {}",
+                if into { "snapshot_into" } else { "clone_from" }
+            );
+            let (mut target, mut world) = make();
+            let source = world.snapshot().unwrap();
+            let expected = source.world().full_checksum().unwrap();
+            let panicked = if into {
+                drop(source);
+                armed(|| world.snapshot_into(&mut target).unwrap())
+            } else {
+                armed(|| target.clone_from(&source))
+            };
+            assert!(panicked, "{case}: no panic");
+            target
+                .world()
+                .check_invariants()
+                .unwrap_or_else(|e| panic!("{case}: {e}"));
+            assert_eq!(target.world().full_checksum().unwrap(), expected, "{case}");
+            assert_eq!(world.full_checksum().unwrap(), expected, "{case}");
+        }
+    }
+}
+
+#[derive(Component, StableHash, Clone, Debug, PartialEq)]
+struct Named(u32);
+
+impl Drop for Named {
+    fn drop(&mut self) {
+        if self.0 == 1 && ARMED.with(|a| a.replace(false)) {
+            panic!("Named(1) drop");
+        }
+    }
+}
+
+/// A resource whose `Drop` panics on 1 while armed, once.
+#[derive(Resource, StableHash, Clone, Debug, PartialEq)]
+struct Gauge(u32);
+
+impl Drop for Gauge {
+    fn drop(&mut self) {
+        if self.0 == 1 && ARMED.with(|a| a.replace(false)) {
+            panic!("Gauge(1) drop");
+        }
+    }
+}
