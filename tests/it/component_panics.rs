@@ -10,7 +10,7 @@
 use std::cell::Cell;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
-use rota::{Component, Resource, StableHash, World};
+use rota::{Commands, Component, Entity, Query, Resource, Schedule, StableHash, World, system};
 
 thread_local! {
     static ARMED: Cell<bool> = const { Cell::new(false) };
@@ -317,4 +317,125 @@ impl Drop for Gauge {
             panic!("Gauge(1) drop");
         }
     }
+}
+
+#[system(writes(Pos))]
+fn advance_and_despawn(mut q: Query<(Entity, &mut Pos)>, mut commands: Commands) {
+    for (e, p) in &mut q {
+        p.0 += 1;
+        commands.despawn(e);
+    }
+}
+
+#[system(reads(Pos), defers(Fuse))]
+fn arm_fuses(q: Query<(Entity, &Pos)>, mut commands: Commands) {
+    for (e, _) in &q {
+        commands.insert(e, Fuse(1));
+    }
+}
+
+#[system(reads(Fragile))]
+fn fail(q: Query<&Fragile>) {
+    assert!(q.iter().count() == usize::MAX, "a system panics");
+}
+
+/// `Schedule::run_or_restore` puts the world back whatever panics in the tick: a system (its
+/// batch-mates' commands, dropped unapplied, may hold a value whose `Drop` panics too), or a
+/// component's `Clone` while the commands are applied (the tick's own snapshot shares every
+/// column, so a despawn copies first) — found by an adversarial review: the latter unwound out
+/// of `run_or_restore` with the systems' writes kept.
+#[test]
+fn run_or_restore_restores_when_a_component_panics() {
+    // A `Clone` panics while the despawns are applied: the panic goes on, the world restored.
+    let mut world = World::new();
+    world.spawn_with((Pos(1), Fragile(3)));
+    world.spawn_with((Pos(2), Fragile(4)));
+    let before = world.full_checksum().unwrap();
+    let mut schedule = Schedule::builder()
+        .add(advance_and_despawn)
+        .build()
+        .unwrap();
+    assert!(
+        armed(|| schedule.run_or_restore(&mut world)),
+        "the copy panicked"
+    );
+    world.check_invariants().unwrap();
+    assert_eq!(world.full_checksum().unwrap(), before);
+    assert_eq!(world.tick(), 0);
+    // `Clone` works again: the tick runs.
+    schedule.run_or_restore(&mut world).unwrap();
+    assert_eq!(world.len(), 0);
+
+    // A system panics; a batch-mate's dropped commands hold `Fuse(1)`, whose `Drop` panics:
+    // the systems' panics come back as the error, the world restored.
+    let mut world = World::new();
+    world.spawn_with((Pos(1), Fragile(0)));
+    let before = world.full_checksum().unwrap();
+    let mut schedule = Schedule::builder()
+        .add(arm_fuses)
+        .add(fail)
+        .build()
+        .unwrap();
+    let mut result = None;
+    let panicked = armed(|| result = Some(schedule.run_or_restore(&mut world)));
+    assert!(!panicked, "run_or_restore returned");
+    match result {
+        Some(Err(rota::TickError::Panicked(panics))) => assert_eq!(panics.systems(), ["fail"]),
+        other => panic!(
+            "expected the systems' panics, got {:?}",
+            other.map(|r| r.is_ok())
+        ),
+    }
+    assert!(!ARMED.with(Cell::get), "the fuse's Drop ran (and disarmed)");
+    world.check_invariants().unwrap();
+    assert_eq!(world.full_checksum().unwrap(), before);
+}
+
+/// `Drop` panics on 1 while armed (not disarming: two of these panic in one operation).
+#[derive(Component, StableHash, Clone, Debug, PartialEq)]
+struct Bomb(u32);
+
+impl Drop for Bomb {
+    fn drop(&mut self) {
+        if self.0 == 1 && is_armed() {
+            panic!("Bomb(1) drop");
+        }
+    }
+}
+
+#[derive(Component, StableHash, Clone, Debug, PartialEq)]
+struct Mine(u32);
+
+impl Drop for Mine {
+    fn drop(&mut self) {
+        if self.0 == 1 && is_armed() {
+            panic!("Mine(1) drop");
+        }
+    }
+}
+
+/// Two panicking `Drop`s of different stores in one batched despawn or one restore: each
+/// store's values are dropped under their own catch, so the second panic does not abort the
+/// process while the first unwinds (as a loop of `despawn` never did), and the world is whole.
+#[test]
+fn two_panicking_drops_in_one_operation_do_not_abort() {
+    let mut world = World::new();
+    let e = world.spawn_with((Pos(0), Bomb(1), Mine(1)));
+    let f = world.spawn_with((Pos(1),));
+    assert!(armed(|| world.despawn_batch([e])));
+    world.check_invariants().unwrap();
+    assert!(!world.is_alive(e) && world.is_alive(f));
+    assert_eq!(
+        world.query::<&Bomb>().count() + world.query::<&Mine>().count(),
+        0
+    );
+
+    let mut world = World::new();
+    world.spawn_with((Pos(0),));
+    let snapshot = world.snapshot().unwrap();
+    let taken = snapshot.world().full_checksum().unwrap();
+    world.spawn_with((Pos(1), Bomb(1), Mine(1)));
+    assert!(armed(|| world.restore(&snapshot)));
+    world.check_invariants().unwrap();
+    assert_eq!(world.full_checksum().unwrap(), taken);
 }

@@ -65,9 +65,22 @@ impl Command {
 /// component's `Drop` is caught and discarded (the first one goes on), so every value is
 /// dropped — the same values whichever thread count settled the stores before the panic.
 pub(crate) fn drop_each(removed: Vec<Box<dyn Any + Send>>) {
-    for values in removed {
-        let _ = catch_unwind(AssertUnwindSafe(|| drop(values)));
+    let _ = drop_one_by_one(removed);
+}
+
+/// Drops each of `values` under its own `catch_unwind` and returns the first panic: a second
+/// panicking `Drop` (of another store's values, another resource) would otherwise abort the
+/// process while the first unwinds. (Two panicking values inside one `Vec` still abort: its
+/// drop glue runs them in one unwind.)
+pub(crate) fn drop_one_by_one<T>(values: impl IntoIterator<Item = T>) -> std::thread::Result<()> {
+    let mut first = Ok(());
+    for value in values {
+        let dropped = catch_unwind(AssertUnwindSafe(|| drop(value)));
+        if first.is_ok() {
+            first = dropped;
+        }
     }
+    first
 }
 
 /// The state `World::apply` threads through a buffer.

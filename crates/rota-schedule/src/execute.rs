@@ -232,6 +232,12 @@ impl Schedule {
     /// * [`TickError::Panicked`] naming every system of the batch that panicked, with their
     ///   payloads; the world was restored.
     ///
+    /// # Panics
+    ///
+    /// If a component's `Clone` or `Drop` panics outside the systems (while their commands are
+    /// applied: a despawn's or an insert's copy of a column the tick's snapshot shares, a
+    /// removed value's `Drop`): the world is restored first, then that panic goes on.
+    ///
     /// ```
     /// use rota::{Schedule, TickError};
     /// use rota::{system, Component, Query, StableHash, World};
@@ -267,10 +273,21 @@ impl Schedule {
     /// ```
     pub fn run_or_restore(&mut self, world: &mut World) -> Result<RunReport, TickError> {
         let before = world.snapshot()?;
-        self.try_run(world).map_err(|panics| {
-            world.restore(&before);
-            TickError::Panicked(panics)
-        })
+        // A panic outside the systems — a component's `Clone` or `Drop` while the commands are
+        // applied — unwinds out of `try_run`: the world is restored before it goes on. A
+        // panicking `Drop` in the restore itself (the world is restored whole anyway) gives way
+        // to the systems' panics or to the first one.
+        match catch_unwind(AssertUnwindSafe(|| self.try_run(world))) {
+            Ok(Ok(report)) => Ok(report),
+            Ok(Err(panics)) => {
+                let _ = catch_unwind(AssertUnwindSafe(|| world.restore(&before)));
+                Err(TickError::Panicked(panics))
+            }
+            Err(panic) => {
+                let _ = catch_unwind(AssertUnwindSafe(|| world.restore(&before)));
+                resume_unwind(panic)
+            }
+        }
     }
 
     /// [`Schedule::run`], returning the panics of a batch instead of unwinding with them.
@@ -411,7 +428,12 @@ impl Schedule {
         let names = self.due(b, tick).map(|s| self.descriptors[s.index].name);
         let panics = names
             .zip(outcomes)
-            .filter_map(|(system, o)| o.panic.map(|payload| SystemPanic { system, payload }))
+            .filter_map(|(system, o)| {
+                // The batch's commands are dropped unapplied; a component's `Drop` panicking
+                // there must not take the systems' panics with it.
+                let _ = catch_unwind(AssertUnwindSafe(|| drop(o.commands)));
+                o.panic.map(|payload| SystemPanic { system, payload })
+            })
             .collect();
         SystemPanics { panics }
     }

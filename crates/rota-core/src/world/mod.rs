@@ -231,18 +231,10 @@ impl World {
 
     /// Advances the clock without telling the stores (the caller does, once, afterwards).
     fn bump_change_tick(&mut self) -> Tick {
+        self.own_columns_before_ticks(1);
         let now = self.change_tick.next();
-        let clamp = self.last_clamp.age(now) >= CHECK_INTERVAL;
-        if clamp && self.shares_columns {
-            // The clamp writes tick columns a snapshot may share: copied before the clock
-            // moves, so a component `Clone` panicking in a copy leaves the clock and every
-            // store as they were.
-            for entry in &mut self.stores {
-                entry.store.own_columns();
-            }
-        }
         self.change_tick = now;
-        if clamp {
+        if self.last_clamp.age(now) >= CHECK_INTERVAL {
             self.last_clamp = now;
             for entry in &mut self.stores {
                 entry.store.clamp_ticks(now);
@@ -254,11 +246,29 @@ impl World {
         now
     }
 
+    /// Before the clock moves `ticks` times: if one of those moves will clamp every stored
+    /// tick (`bump_change_tick`) and a snapshot may share the world's columns, makes every
+    /// store's columns its own first, so that a component `Clone` panicking in a copy leaves
+    /// the clock, the systems' last runs and every store as they were.
+    fn own_columns_before_ticks(&mut self, ticks: usize) {
+        let ticks = u32::try_from(ticks).unwrap_or(u32::MAX);
+        let last = Tick::new(self.change_tick.get().wrapping_add(ticks));
+        // Ages grow with each move (up to `CHECK_INTERVAL`, far below a wrap): the last move is
+        // due to clamp if any is.
+        if self.shares_columns && self.last_clamp.age(last) >= CHECK_INTERVAL {
+            for entry in &mut self.stores {
+                entry.store.own_columns();
+            }
+        }
+    }
+
     /// Gives each system (by marker `TypeId`, in the order given) its own tick and its window
     /// `(last run, this run]`, records this run as its last, then advances once more so that
     /// what happens after the systems (their commands, the caller's writes) is newer than all
     /// of them.
     pub(crate) fn begin_system_runs(&mut self, systems: &[TypeId]) -> Vec<ChangeWindow> {
+        // One bump per system and one advance: copied before the first if any will clamp.
+        self.own_columns_before_ticks(systems.len().saturating_add(1));
         let windows = systems
             .iter()
             .map(|id| {
@@ -727,7 +737,10 @@ impl World {
     /// (`tests/it/command_buffers.rs`).
     pub(crate) fn finish_despawns(&mut self, pending: &mut PendingDespawns) {
         let removed = self.finish_despawns_keeping(pending);
-        drop(removed);
+        // One store's values at a time: a second store's panicking `Drop` does not abort.
+        if let Err(panic) = crate::commands::drop_one_by_one(removed) {
+            resume_unwind(panic);
+        }
     }
 
     /// [`World::finish_despawns`], handing back the removed values instead of dropping them:

@@ -173,7 +173,7 @@ impl Resources {
             }
         }
         index.clone_from(&source.index);
-        keep(catch_unwind(AssertUnwindSafe(|| drop(gone))));
+        keep(crate::commands::drop_one_by_one(gone));
         first_panic
     }
 

@@ -260,7 +260,7 @@ impl World {
         membership.clone_from(&source.membership);
         keep(resources.restore_from(&source.resources));
         *tick = source.tick;
-        keep(catch_unwind(AssertUnwindSafe(|| drop(gone))));
+        keep(crate::commands::drop_one_by_one(gone));
         if let Some(panic) = first_panic {
             resume_unwind(panic);
         }

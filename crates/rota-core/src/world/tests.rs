@@ -145,45 +145,66 @@ mod change_clock {
 
     /// The clamp writes tick columns that a snapshot may share, so it copies them (running the
     /// component's `Clone`) before the clock moves: a `Clone` that panics there leaves the
-    /// clock and every store's tick as they were, so a write after it is still seen as new
-    /// (found by an adversarial review: the clock had moved and the stores had not).
+    /// clock, the systems' last runs and every store's tick as they were, so a write after it is
+    /// still seen as new. Found by two adversarial reviews: the clock had moved and the stores
+    /// had not — first in `change_checkpoint`, then when the clamp fell on a later one of the
+    /// moves `begin_system_runs` makes (one per system, then one more).
     #[test]
     fn a_clamp_whose_copy_panics_leaves_the_clock_where_it_was() {
-        let mut world = World::new();
-        let e = world.spawn_with((Fragile(1), Tally(1)));
-        let _snapshot = world.snapshot().unwrap();
-        // One tick before the clamp is due.
-        let due = Tick::new(world.change_tick.get().wrapping_add(CHECK_INTERVAL - 1));
-        world.change_tick = due;
-        let store_ticks = |w: &World| {
-            (
-                w.store::<Tally>().unwrap().change_tick(),
-                w.store::<Fragile>().unwrap().change_tick(),
-            )
-        };
-        let before = store_ticks(&world);
-        ARMED.with(|a| a.set(true));
-        let caught = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            world.change_checkpoint();
-        }));
-        ARMED.with(|a| a.set(false));
-        assert!(caught.is_err(), "the clamp copied the shared values");
-        assert_eq!(world.change_tick(), due, "the clock did not move");
-        for entry in &world.stores {
-            let store = &entry.store;
-            store.check_invariants().unwrap();
+        let systems = [
+            std::any::TypeId::of::<Tally>(),
+            std::any::TypeId::of::<Hp>(),
+        ];
+        // (how the clock moves, after how many of its moves the clamp is due)
+        let cases = [
+            ("change_checkpoint", 1),
+            ("begin_system_runs", 1),
+            ("begin_system_runs", 2),
+            ("begin_system_runs", 3),
+        ];
+        for (path, due_at) in cases {
+            let case = format!("{path}, the clamp due at move {due_at}");
+            let mut world = World::new();
+            let e = world.spawn_with((Fragile(1), Tally(1)));
+            let _snapshot = world.snapshot().unwrap();
+            let start = Tick::new(world.last_clamp.get().wrapping_add(CHECK_INTERVAL - due_at));
+            world.change_tick = start;
+            let state = |w: &World| {
+                (
+                    w.change_tick(),
+                    w.store::<Tally>().unwrap().change_tick(),
+                    w.store::<Fragile>().unwrap().change_tick(),
+                    w.system_last_run(systems[0]),
+                    w.system_last_run(systems[1]),
+                )
+            };
+            let before = state(&world);
+            let moved = |w: &mut World| match path {
+                "change_checkpoint" => drop(w.change_checkpoint()),
+                _ => drop(w.begin_system_runs(&systems)),
+            };
+            ARMED.with(|a| a.set(true));
+            let caught =
+                std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| moved(&mut world)));
+            ARMED.with(|a| a.set(false));
+            assert!(
+                caught.is_err(),
+                "{case}: the clamp copied the shared values"
+            );
+            assert_eq!(state(&world), before, "{case}: nothing moved");
+            for entry in &world.stores {
+                entry.store.check_invariants().unwrap();
+            }
+            // `Clone` works again: the clock moves on through the clamp, and a write is seen.
+            moved(&mut world);
+            let since = world.change_checkpoint();
+            world.get_mut::<Tally>(e).unwrap().0 = 2;
+            let changed: Vec<Entity> = world.query_since::<Entity, Changed<Tally>>(since).collect();
+            assert_eq!(changed, [e], "{case}");
+            let now = world.change_tick();
+            let (_, tally, fragile, ..) = state(&world);
+            assert_eq!((tally, fragile), (now, now), "{case}");
         }
-        assert_eq!(store_ticks(&world), before, "no store moved");
-        // `Clone` works again: the checkpoint clamps and moves on, and a write is seen.
-        let before = world.change_checkpoint();
-        assert_eq!(before, due);
-        world.get_mut::<Tally>(e).unwrap().0 = 2;
-        let changed: Vec<Entity> = world
-            .query_since::<Entity, Changed<Tally>>(before)
-            .collect();
-        assert_eq!(changed, [e]);
-        let now = world.change_tick();
-        assert_eq!(store_ticks(&world), (now, now));
     }
 }
 
