@@ -126,9 +126,10 @@ pub struct World {
     /// The structural change log, when enabled.
     log: Option<log::StructuralLog>,
     /// Whether a snapshot may share this world's columns: set by `snapshot`, `snapshot_into`
-    /// and `restore`, never cleared. While it is set, a despawn first makes the value halves it
-    /// will change its own ([`World::own_values_of`]), so that a component `Clone` panicking in
-    /// that copy finds the world unchanged; a world that never shared skips that walk.
+    /// and `restore`, never cleared. While it is set, a despawn, a spawn and the tick clamp
+    /// first make the columns they will change their own ([`World::own_values_of`],
+    /// `Bundle::own_columns`, `World::own_columns_before_ticks`), so that a component `Clone`
+    /// panicking in that copy finds the world unchanged; a world that never shared skips them.
     shares_columns: bool,
 }
 
