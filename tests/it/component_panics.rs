@@ -54,6 +54,10 @@ impl Drop for Fuse {
     }
 }
 
+/// A component no world of these tests has before a spawn names it.
+#[derive(Component, StableHash, Clone, Debug, PartialEq)]
+struct Fresh;
+
 /// A world holding `Fragile(3)`, whose columns a snapshot shares: taken, or restored.
 fn shared_world(restored: bool) -> (World, rota::Snapshot) {
     let mut world = World::new();
@@ -73,9 +77,13 @@ fn shared_world(restored: bool) -> (World, rota::Snapshot) {
 #[test]
 fn a_spawn_whose_copy_panics_spawns_nothing() {
     type Spawn = fn(&mut World);
-    let spawns: [(&str, Spawn); 4] = [
+    let spawns: [(&str, Spawn); 5] = [
         ("spawn_with", |w| {
             w.spawn_with((Pos(9), Fragile(9)));
+        }),
+        // With a type the world has no store for yet: not registered either.
+        ("spawn_batch", |w| {
+            w.spawn_batch((0..3).map(|i| (Fresh, Fragile(10 + i))));
         }),
         ("spawn_with, a type twice", |w| {
             w.spawn_with((Pos(1), Fragile(9), Pos(2)));
@@ -101,7 +109,10 @@ fn a_spawn_whose_copy_panics_spawns_nothing() {
             let taken = snapshot.world().full_checksum().unwrap();
             let before = world.full_checksum().unwrap();
             let len = world.len();
+            let names: Vec<&str> = world.component_names().collect();
             assert!(armed(|| spawn(&mut world)), "{case}: the copy panicked");
+            let names_after: Vec<&str> = world.component_names().collect();
+            assert_eq!(names_after, names, "{case}: no store registered");
             world
                 .check_invariants()
                 .unwrap_or_else(|e| panic!("{case}: {e}"));

@@ -416,6 +416,11 @@ impl World {
         let Some(first) = bundles.next() else {
             return Vec::new();
         };
+        // Before any change, a new type's registration included: a component `Clone` panicking
+        // in a copy of a column a snapshot shares leaves the world as it was.
+        if self.shares_columns {
+            B::own_columns(self);
+        }
         let indices = B::register(self);
         let hint = bundles.size_hint().0.saturating_add(1);
         B::reserve(&mut self.stores, &indices, hint);
