@@ -42,17 +42,32 @@ impl Clone for Fragile {
     }
 }
 
+/// `impl Drop` for a one-field tuple struct whose `Drop` panics on 1 while armed: `once`
+/// disarms (one panic per arming), `every_time` does not (several values may panic in one
+/// operation).
+macro_rules! panics_on_one {
+    ($name:ident, once) => {
+        panics_on_one!($name, ARMED.with(|a| a.replace(false)));
+    };
+    ($name:ident, every_time) => {
+        panics_on_one!($name, is_armed());
+    };
+    ($name:ident, $armed:expr) => {
+        impl Drop for $name {
+            fn drop(&mut self) {
+                if self.0 == 1 && $armed {
+                    panic!(concat!(stringify!($name), "(1) drop"));
+                }
+            }
+        }
+    };
+}
+
 /// `Drop` panics on 1 while armed, once (it disarms).
 #[derive(Component, StableHash, Clone, Debug, PartialEq)]
 struct Fuse(u32);
 
-impl Drop for Fuse {
-    fn drop(&mut self) {
-        if self.0 == 1 && ARMED.with(|a| a.replace(false)) {
-            panic!("Fuse(1) drop");
-        }
-    }
-}
+panics_on_one!(Fuse, once);
 
 /// A component no world of these tests has before a spawn names it.
 #[derive(Component, StableHash, Clone, Debug, PartialEq)]
@@ -310,25 +325,13 @@ fn a_snapshot_overwrite_whose_drop_panics_copies_everything() {
 #[derive(Component, StableHash, Clone, Debug, PartialEq)]
 struct Named(u32);
 
-impl Drop for Named {
-    fn drop(&mut self) {
-        if self.0 == 1 && ARMED.with(|a| a.replace(false)) {
-            panic!("Named(1) drop");
-        }
-    }
-}
+panics_on_one!(Named, once);
 
 /// A resource whose `Drop` panics on 1 while armed, once.
 #[derive(Resource, StableHash, Clone, Debug, PartialEq)]
 struct Gauge(u32);
 
-impl Drop for Gauge {
-    fn drop(&mut self) {
-        if self.0 == 1 && ARMED.with(|a| a.replace(false)) {
-            panic!("Gauge(1) drop");
-        }
-    }
-}
+panics_on_one!(Gauge, once);
 
 #[system(writes(Pos))]
 fn advance_and_despawn(mut q: Query<(Entity, &mut Pos)>, mut commands: Commands) {
@@ -406,24 +409,12 @@ fn run_or_restore_restores_when_a_component_panics() {
 #[derive(Component, StableHash, Clone, Debug, PartialEq)]
 struct Bomb(u32);
 
-impl Drop for Bomb {
-    fn drop(&mut self) {
-        if self.0 == 1 && is_armed() {
-            panic!("Bomb(1) drop");
-        }
-    }
-}
+panics_on_one!(Bomb, every_time);
 
 #[derive(Component, StableHash, Clone, Debug, PartialEq)]
 struct Mine(u32);
 
-impl Drop for Mine {
-    fn drop(&mut self) {
-        if self.0 == 1 && is_armed() {
-            panic!("Mine(1) drop");
-        }
-    }
-}
+panics_on_one!(Mine, every_time);
 
 /// Two panicking `Drop`s of different stores in one batched despawn or one restore: each
 /// store's values are dropped under their own catch, so the second panic does not abort the

@@ -68,11 +68,15 @@ pub(crate) fn drop_each(removed: Vec<Box<dyn Any + Send>>) {
     let _ = drop_one_by_one(removed);
 }
 
+/// How a piece of work ended: `Err` holds the payload of the panic it caught (what
+/// `catch_unwind` returns), for the caller to resume once its own state is whole.
+pub(crate) type Unwound = Result<(), Box<dyn Any + Send>>;
+
 /// Drops each of `values` under its own `catch_unwind` and returns the first panic: a second
 /// panicking `Drop` (of another store's values, another resource) would otherwise abort the
 /// process while the first unwinds. (Two panicking values inside one `Vec` still abort: its
 /// drop glue runs them in one unwind.)
-pub(crate) fn drop_one_by_one<T>(values: impl IntoIterator<Item = T>) -> std::thread::Result<()> {
+pub(crate) fn drop_one_by_one<T>(values: impl IntoIterator<Item = T>) -> Unwound {
     let mut first = Ok(());
     for value in values {
         let dropped = catch_unwind(AssertUnwindSafe(|| drop(value)));

@@ -128,8 +128,9 @@ pub struct World {
     /// Whether a snapshot may share this world's columns: set by `snapshot`, `snapshot_into`
     /// and `restore`, never cleared. While it is set, a despawn, a spawn and the tick clamp
     /// first make the columns they will change their own ([`World::own_values_of`],
-    /// `Bundle::own_columns`, `World::own_columns_before_ticks`), so that a component `Clone`
-    /// panicking in that copy finds the world unchanged; a world that never shared skips them.
+    /// `World::own_bundle_columns`, `World::own_columns_before_ticks`), so that a component
+    /// `Clone` panicking in that copy finds the world unchanged; a world that never shared
+    /// skips them.
     shares_columns: bool,
 }
 
@@ -252,11 +253,14 @@ impl World {
     /// store's columns its own first, so that a component `Clone` panicking in a copy leaves
     /// the clock, the systems' last runs and every store as they were.
     fn own_columns_before_ticks(&mut self, ticks: usize) {
+        if !self.shares_columns {
+            return;
+        }
         let ticks = u32::try_from(ticks).unwrap_or(u32::MAX);
         let last = Tick::new(self.change_tick.get().wrapping_add(ticks));
         // Ages grow with each move (up to `CHECK_INTERVAL`, far below a wrap): the last move is
         // due to clamp if any is.
-        if self.shares_columns && self.last_clamp.age(last) >= CHECK_INTERVAL {
+        if self.last_clamp.age(last) >= CHECK_INTERVAL {
             for entry in &mut self.stores {
                 entry.store.own_columns();
             }
@@ -369,11 +373,7 @@ impl World {
     ///
     /// [`SpawnError`] if no slot is left or memory runs out; the world is unchanged.
     pub fn try_spawn_with<B: Bundle>(&mut self, bundle: B) -> Result<Entity, SpawnError> {
-        // Before any change: a component `Clone` panicking in a copy of a column a snapshot
-        // shares leaves the world as it was (no entity allocated).
-        if self.shares_columns {
-            B::own_columns(self);
-        }
+        self.own_bundle_columns::<B>(); // before the entity is allocated
         let entity = self.entities.spawn()?;
         self.insert_bundle_unchecked(entity, bundle);
         Ok(entity)
@@ -416,11 +416,7 @@ impl World {
         let Some(first) = bundles.next() else {
             return Vec::new();
         };
-        // Before any change, a new type's registration included: a component `Clone` panicking
-        // in a copy of a column a snapshot shares leaves the world as it was.
-        if self.shares_columns {
-            B::own_columns(self);
-        }
+        self.own_bundle_columns::<B>(); // before a new type is registered
         let indices = B::register(self);
         let hint = bundles.size_hint().0.saturating_add(1);
         B::reserve(&mut self.stores, &indices, hint);
@@ -488,6 +484,16 @@ impl World {
             panic!("World::spawn_batch: {e}");
         }
         out
+    }
+
+    /// Before a spawn of `B` changes anything: while a snapshot may share the world's columns,
+    /// makes both halves of each of `B`'s registered stores the world's own
+    /// ([`Bundle::own_columns`]), so that a component `Clone` panicking in a copy leaves the
+    /// world as it was — no entity allocated, no type registered.
+    fn own_bundle_columns<B: Bundle>(&mut self) {
+        if self.shares_columns {
+            B::own_columns(self);
+        }
     }
 
     /// Inserts `bundle` for an entity known to be alive and to hold no component (a fresh

@@ -123,11 +123,11 @@ impl Resources {
     /// snapshot's type — a value whose copy panicked is absent, one whose own `clone_from`
     /// panicked is as that left it —, the values replaced are dropped last, and the first
     /// panic is returned for the caller to resume once its own state is whole.
-    pub(crate) fn restore_from(&mut self, source: &Resources) -> std::thread::Result<()> {
+    pub(crate) fn restore_from(&mut self, source: &Resources) -> crate::commands::Unwound {
         use std::panic::{AssertUnwindSafe, catch_unwind};
         let Resources { entries, index } = self;
         let mut first_panic = Ok(());
-        let mut keep = |result: std::thread::Result<()>| {
+        let mut keep = |result: crate::commands::Unwound| {
             if first_panic.is_ok() {
                 first_panic = result;
             }

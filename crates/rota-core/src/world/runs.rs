@@ -25,11 +25,7 @@ impl World {
         items: Vec<(Entity, B)>,
         mut taken: impl FnMut(usize, Entity),
     ) {
-        // Before any change: a component `Clone` panicking in a copy of a column a snapshot
-        // shares leaves the world as it was (no reserved entity spawned).
-        if self.shares_columns {
-            B::own_columns(self);
-        }
+        self.own_bundle_columns::<B>(); // before the first reservation is spawned
         let mut items = items.into_iter();
         // The position of the next item in `items`' original order.
         let mut k = 0;

@@ -226,7 +226,7 @@ impl World {
         // store and resource is still restored, the ones this world had and the snapshot has
         // not are dropped last, and the first panic goes on once the world is whole.
         let mut first_panic = None;
-        let mut keep = |result: std::thread::Result<()>| {
+        let mut keep = |result: crate::commands::Unwound| {
             if let Err(panic) = result {
                 first_panic.get_or_insert(panic);
             }
