@@ -30,6 +30,39 @@ struct OptionColumns {
     order: Vec<usize>,
 }
 
+/// simple_iter's two columns, `Position` and `Velocity`.
+fn simple_columns() -> (Vec<Position>, Vec<Velocity>) {
+    (0..N).map(|i| (bundle(i).1, bundle(i).3)).unzip()
+}
+
+fn simple_digest((p, _): &mut (Vec<Position>, Vec<Velocity>)) -> f64 {
+    p.iter().map(|p| sum3(&p.0)).sum()
+}
+
+/// Other plain-Rust loop styles, reported beside the lower bound: simple_iter's body in
+/// `for_each`'s closure (`plain for_each`). The same zip and the same body as the `for` loop;
+/// what differs is that the closure's parameters are `noalias` to LLVM, which then adds `x`
+/// and `y` as one pair (docs/benchmarks.md, "a `for` loop cannot pair").
+pub fn variants(wl: Workload) -> Vec<(&'static str, Box<dyn Bench>)> {
+    match wl {
+        Workload::SimpleIter => vec![(
+            "plain for_each",
+            case(
+                simple_columns(),
+                |(p, v)| {
+                    p.iter_mut().zip(v.iter()).for_each(|(p, v)| {
+                        p.0[0] += v.0[0];
+                        p.0[1] += v.0[1];
+                        p.0[2] += v.0[2];
+                    })
+                },
+                simple_digest,
+            ),
+        )],
+        _ => Vec::new(),
+    }
+}
+
 /// The plain-Rust case for `wl`, if it has one.
 pub fn make(wl: Workload) -> Option<Box<dyn Bench>> {
     match wl {
@@ -111,21 +144,17 @@ pub fn make(wl: Workload) -> Option<Box<dyn Bench>> {
                     + c.p.iter().filter(|p| p.is_some()).count() as f64
             },
         )),
-        Workload::SimpleIter => {
-            let (mut p, v): (Vec<Position>, Vec<Velocity>) =
-                (0..N).map(|i| (bundle(i).1, bundle(i).3)).unzip();
-            Some(case(
-                (p.drain(..).collect::<Vec<_>>(), v),
-                |(p, v)| {
-                    for (p, v) in p.iter_mut().zip(v.iter()) {
-                        p.0[0] += v.0[0];
-                        p.0[1] += v.0[1];
-                        p.0[2] += v.0[2];
-                    }
-                },
-                |(p, _)| p.iter().map(|p| sum3(&p.0)).sum(),
-            ))
-        }
+        Workload::SimpleIter => Some(case(
+            simple_columns(),
+            |(p, v)| {
+                for (p, v) in p.iter_mut().zip(v.iter()) {
+                    p.0[0] += v.0[0];
+                    p.0[1] += v.0[1];
+                    p.0[2] += v.0[2];
+                }
+            },
+            simple_digest,
+        )),
         // The 26 fragments' `Data` packed in one vector: what iterating `Data` must touch.
         Workload::FragmentedIter => Some(case(
             vec![Data(1.0); 26 * FRAG_PER_TYPE],

@@ -31,9 +31,15 @@ pub const LIBS: [&str; 5] = ["rota", "hecs", "bevy_ecs", "shipyard", "sparsey"];
 /// is not in the "fastest" ratio), reported as its own column and as rota ÷ plain.
 const PLAIN: &str = "plain";
 
-/// Other loop styles (`lib_rota::variants`, `lib_hecs::variants`): timed with the rest,
-/// reported as their own columns, never in the "fastest" ratio.
-const VARIANTS: [&str; 4] = ["rota for_each", "rota runs", "rota column", "hecs for"];
+/// Other loop styles (`lib_rota::variants`, `lib_hecs::variants`, `lib_plain::variants`):
+/// timed with the rest, reported as their own columns, never in the "fastest" ratio.
+const VARIANTS: [&str; 5] = [
+    "rota for_each",
+    "rota runs",
+    "rota column",
+    "hecs for",
+    "plain for_each",
+];
 
 /// Libraries whose `schedule` case is a plain sequential loop (no scheduler of their own).
 const SEQUENTIAL_SCHEDULE: [(&str, &str); 2] = [
@@ -120,7 +126,8 @@ fn work_check() {
             .map(|&lib| (lib, make(lib, wl)))
             .chain(lib_plain::make(wl).map(|b| (PLAIN, b)))
             .chain(lib_rota::variants(wl))
-            .chain(lib_hecs::variants(wl));
+            .chain(lib_hecs::variants(wl))
+            .chain(lib_plain::variants(wl));
         for (lib, mut b) in cases {
             for _ in 0..ITERS {
                 b.prepare();
@@ -218,7 +225,8 @@ fn main() {
             .map(|&lib| (lib, make(lib, wl)))
             .chain(lib_plain::make(wl).map(|b| (PLAIN, b)))
             .chain(lib_rota::variants(wl))
-            .chain(lib_hecs::variants(wl));
+            .chain(lib_hecs::variants(wl))
+            .chain(lib_plain::variants(wl));
         for (lib, mut bench) in cases {
             let mut one = f64::MAX;
             for _ in 0..3 {
@@ -430,7 +438,9 @@ fn main() {
          * add_remove: `rota column` is the same inserts and deletes through one \
          `World::column_mut::<AddB>()` handle held for the round (no store lookup per call).\n\
          * plain Rust: the same values through plain `Vec`s, no ECS \
-         (`benches/peers/src/lib_plain.rs`), for every workload (rayon for heavy_compute).\n",
+         (`benches/peers/src/lib_plain.rs`), for every workload (rayon for heavy_compute); \
+         its simple_iter is a `for` loop over the two columns' zip, and `plain for_each` the same \
+         zip and body in `for_each` (whose closure parameters let LLVM pair the loads).\n",
         SEQUENTIAL_SCHEDULE
             .iter()
             .map(|(_, why)| *why)
