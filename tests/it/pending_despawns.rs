@@ -15,11 +15,21 @@ struct B(u32);
 
 /// A reservation made before a `restore` names the slot's next generation; applied after a
 /// despawn of the slot's restored occupant in the same buffer, the spawn must wait for the
-/// stores to let go of that occupant.
+/// stores to let go of that occupant. Slots at and around word boundaries of the pending
+/// despawns' slot bits (0, 1, 63, 64, 65, 130).
 #[test]
 fn a_spawn_reserved_before_a_restore_waits_for_the_removal_of_its_slot() {
+    for fillers in [0, 1, 63, 64, 65, 130] {
+        spawn_after_restore_waits_for_slot(fillers);
+    }
+}
+
+/// The case above for the slot after `fillers` live entities.
+fn spawn_after_restore_waits_for_slot(fillers: u32) {
     let mut world = World::new();
+    let kept: Vec<Entity> = world.spawn_batch((0..fillers).map(|i| (B(100 + i),)));
     let d = world.spawn_with((A(1), B(1)));
+    assert_eq!(d.slot(), fillers);
     let saved = world.snapshot().unwrap();
     world.despawn(d).unwrap();
     let mut later = world.commands();
@@ -35,16 +45,18 @@ fn a_spawn_reserved_before_a_restore_waits_for_the_removal_of_its_slot() {
     queue.append(later);
     let report = world.apply(queue);
 
-    assert!(report.is_clean(), "{report:?}");
+    assert!(report.is_clean(), "slot {fillers}: {report:?}");
     world.check_invariants().unwrap();
     assert!(!world.is_alive(d));
-    assert_eq!(world.get::<A>(fresh), Some(&A(7)));
-    assert_eq!(world.get::<B>(fresh), None);
+    assert_eq!(world.get::<A>(fresh), Some(&A(7)), "slot {fillers}");
+    assert_eq!(world.get::<B>(fresh), None, "slot {fillers}");
     let a: Vec<(Entity, A)> = world
         .query::<(Entity, &A)>()
         .map(|(e, a)| (e, *a))
         .collect();
-    assert_eq!(a, vec![(fresh, A(7))]);
+    assert_eq!(a, vec![(fresh, A(7))], "slot {fillers}");
+    let b: Vec<Entity> = world.query::<(Entity, &B)>().map(|(e, _)| e).collect();
+    assert_eq!(b, kept, "slot {fillers}");
 }
 
 static ARMED: AtomicBool = AtomicBool::new(false);
