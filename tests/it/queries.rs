@@ -997,3 +997,78 @@ fn fold_fast_path_agrees_with_next_across_aligned_and_misaligned_blocks() {
     }
     assert_eq!(sum_next, sum_loop);
 }
+
+/// A store both required and excluded by one query (`&A` with `Without<A>`), or required and
+/// made optional (`Option<&A>` beside `&A`), in either order and beside another required store
+/// (`&B`, so the run join plans them), keeps each role: the first query matches nothing,
+/// the second everything with an `A`, however the stores are laid out (settled through
+/// `&mut World`, unsettled through `&World`).
+#[test]
+fn a_store_required_and_excluded_matches_nothing_and_required_and_optional_matches_all() {
+    let mut world = World::new();
+    let mut with_a = Vec::new();
+    for i in 0..40u32 {
+        let e = world.spawn_with((B(i),));
+        if i % 3 != 0 {
+            world.insert(e, A(i)).unwrap();
+            with_a.push((e, i));
+        }
+    }
+    // Unsettled: A appended after B, in the same order; then one value moved out of order.
+    let (moved, _) = with_a.remove(1);
+    world.remove::<A>(moved).unwrap();
+    world.insert(moved, A(1000)).unwrap();
+    with_a.push((moved, 1000));
+    with_a.sort_by_key(|(e, _)| e.slot());
+
+    for settled in [false, true] {
+        if settled {
+            world.settle();
+        }
+        assert_eq!(
+            world.query_filtered::<&A, Without<A>>().count(),
+            0,
+            "settled {settled}"
+        );
+        assert_eq!(
+            world.query::<(Without<A>, &A)>().count(),
+            0,
+            "settled {settled}"
+        );
+        assert_eq!(
+            world.query::<(Without<A>, &A, &B)>().count(),
+            0,
+            "settled {settled}"
+        );
+        assert_eq!(
+            world
+                .query_filtered::<(Entity, &A, &B), (With<B>, Without<A>)>()
+                .count(),
+            0,
+            "settled {settled}"
+        );
+        let both: Vec<(Entity, u32)> = world
+            .query::<(Entity, &A, Option<&A>)>()
+            .map(|(e, a, again)| {
+                assert_eq!(again.map(|x| x.0), Some(a.0));
+                (e, a.0)
+            })
+            .collect();
+        assert_eq!(both, with_a, "settled {settled}");
+        // The optional element first: the required one after it must still require.
+        let both: Vec<(Entity, u32)> = world
+            .query::<(Entity, Option<&A>, &A, &B)>()
+            .map(|(e, again, a, _)| {
+                assert_eq!(again.map(|x| x.0), Some(a.0));
+                (e, a.0)
+            })
+            .collect();
+        assert_eq!(both, with_a, "settled {settled}");
+    }
+    assert_eq!(world.query_filtered_mut::<&mut A, Without<A>>().count(), 0);
+    let mut walked = Vec::new();
+    world
+        .query_filtered_mut::<(Entity, &A, &B), Without<A>>()
+        .for_each(|(e, _, _)| walked.push(e));
+    assert!(walked.is_empty());
+}
