@@ -556,7 +556,7 @@ proptest! {
             world.query_since::<Entity, (Added<C>, Changed<A>)>(since).collect();
         prop_assert_eq!(&got, &c_and_a);
 
-        // Settled: the run join, through `next`, `fold` and runs.
+        // Settled: the run join, through `next` and `fold`.
         world.settle();
         let got: Vec<(Entity, u32, u32)> = world
             .query_since::<(Entity, &A, &B), (Changed<A>, Changed<B>)>(since)
