@@ -325,3 +325,43 @@ proptest! {
         run(steps, 2)?;
     }
 }
+
+/// `apply_and_settle_with` hands its callback exactly the stores with work to do: one left
+/// unsettled before the commands (a value inserted below the highest slot) and one that owes
+/// the removals of a despawn, each once, and not a store that is settled and owes nothing.
+#[test]
+fn the_settle_callback_gets_the_unsettled_stores_and_those_owing_removals_only() {
+    let mut world = World::new();
+    let es = world.spawn_batch((0..8u64).map(|i| (Big([i; 3]),)));
+    let tagged = world.spawn_batch((0..3).map(|_| (Tag,)));
+    // `Val` out of order: a higher slot first, then a lower one.
+    world.insert(es[5], Val("five".into())).unwrap();
+    world.insert(es[2], Val("two".into())).unwrap();
+    assert_eq!(world.store::<Val>().map(|s| s.is_settled()), Some(false));
+    assert_eq!(world.store::<Big>().map(|s| s.is_settled()), Some(true));
+    assert_eq!(world.store::<Tag>().map(|s| s.is_settled()), Some(true));
+
+    let mut commands = world.commands();
+    commands.despawn(tagged[1]);
+    let mut handed: Vec<usize> = Vec::new();
+    let report = world.apply_and_settle_with([commands.finish()], |stores| {
+        for s in stores {
+            handed.push(s.len());
+            s.settle();
+        }
+    });
+    assert!(report.is_clean(), "{report:?}");
+    handed.sort_unstable();
+    // `Val` (2 values, unsettled) and `Tag` (3 values, one owed); not `Big` (8, settled).
+    assert_eq!(handed, [2, 3]);
+    for settled in [
+        world.store::<Val>().map(|s| s.is_settled()),
+        world.store::<Big>().map(|s| s.is_settled()),
+        world.store::<Tag>().map(|s| s.is_settled()),
+    ] {
+        assert_eq!(settled, Some(true));
+    }
+    let vals: Vec<&str> = world.query::<&Val>().map(|v| v.0.as_str()).collect();
+    assert_eq!(vals, ["two", "five"]);
+    assert_eq!(world.query::<&Tag>().count(), 2);
+}
