@@ -4,7 +4,9 @@
 //!   and from a sending system), reads by three readers (two world-level cursors, one system
 //!   reader run with `World::run`) and skips, on a channel with a small random capacity. After
 //!   every read, the reader got exactly the oracle's events (every event sent since its last
-//!   read that is still retained, in order) and the oracle's `missed` count.
+//!   read that is still retained, in order), the oracle's `missed` count, and — for the
+//!   world-level readers — the read's length, size hint, first sequence number and, through
+//!   `with_sequence`, each event's sequence number.
 //! * System readers on a schedule catch up on skipped ticks, two readers do not steal from each
 //!   other, and a panicking reader reads the same events again.
 
@@ -104,7 +106,22 @@ proptest! {
                     if r < 2 {
                         let read = world.read_events::<Ping>(&mut cursors[r]);
                         prop_assert_eq!(read.missed(), missed);
-                        let got: Vec<u64> = read.map(|p| p.0).collect();
+                        // The first event read is the oldest one the reader has not seen.
+                        let first = next - want.len() as u64;
+                        prop_assert_eq!(read.first_sequence(), first);
+                        prop_assert_eq!(read.len(), want.len());
+                        prop_assert_eq!(read.size_hint(), (want.len(), Some(want.len())));
+                        let got: Vec<u64> = if r == 0 {
+                            // Each event's sequence number is its place in the oracle's history.
+                            let mut got = Vec::new();
+                            for (sequence, p) in read.with_sequence() {
+                                prop_assert_eq!(model.sent[sequence as usize], p.0);
+                                got.push(p.0);
+                            }
+                            got
+                        } else {
+                            read.map(|p| p.0).collect()
+                        };
                         prop_assert_eq!(got, want);
                         prop_assert_eq!(cursors[r].0, next);
                     } else {
