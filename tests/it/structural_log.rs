@@ -209,6 +209,8 @@ proptest! {
                     let read = log.changes_since(cursors[r]);
                     prop_assert_eq!(read.missed, missed);
                     let next = read.next;
+                    prop_assert_eq!(read.len(), want.len());
+                    prop_assert_eq!(read.size_hint(), (want.len(), Some(want.len())));
                     let got: Vec<LogEntry> = read.copied().collect();
                     prop_assert_eq!(got, want);
                     cursors[r] = next;
@@ -216,7 +218,12 @@ proptest! {
                 }
             }
             let log = world.structural_log().unwrap();
-            prop_assert_eq!(log.next_sequence(), o.log.len() as u64);
+            let total = o.log.len() as u64;
+            prop_assert_eq!(log.next_sequence(), total);
+            // Retained: the newest `capacity` entries, less what was trimmed.
+            let oldest = total.saturating_sub(capacity as u64).max(o.trimmed);
+            prop_assert_eq!(log.oldest_sequence(), oldest);
+            prop_assert_eq!(log.len() as u64, total - oldest);
             prop_assert!(log.len() <= capacity);
             prop_assert!(world.check_invariants().is_ok());
         }
