@@ -1,6 +1,7 @@
 //! Model-based property test for the hierarchy: random spawns, despawns (plain, batched,
-//! recursive), `set_parent` and `remove_parent`, directly and through `Commands`, against an
-//! oracle that is a `BTreeMap` from child to parent. After every step: every live entity's
+//! recursive), `set_parent`, `remove_parent` and `remove_children` (in a buffer:
+//! `Commands::remove::<Children>`), directly and through `Commands`, against an oracle that is
+//! a `BTreeMap` from child to parent. After every step: every live entity's
 //! parent and children (ascending slot) equal the oracle's, refusals equal the oracle's, and
 //! `World::check_invariants` (which checks the hierarchy invariants) passes.
 
@@ -14,6 +15,7 @@ enum Op {
     Spawn,
     SetParent(usize, usize),
     RemoveParent(usize),
+    RemoveChildren(usize),
     Despawn(usize),
     DespawnRecursive(usize),
     DespawnBatch(Vec<usize>),
@@ -25,6 +27,8 @@ enum Op {
 enum CommandOp {
     SetParent(usize, usize),
     RemoveParent(usize),
+    /// `Commands::remove::<Children>`.
+    RemoveChildren(usize),
     Despawn(usize),
     DespawnRecursive(usize),
 }
@@ -34,6 +38,7 @@ fn op() -> impl Strategy<Value = Op> {
     let command = prop_oneof![
         4 => (pick.clone(), pick.clone()).prop_map(|(a, b)| CommandOp::SetParent(a, b)),
         1 => pick.clone().prop_map(CommandOp::RemoveParent),
+        1 => pick.clone().prop_map(CommandOp::RemoveChildren),
         1 => pick.clone().prop_map(CommandOp::Despawn),
         1 => pick.clone().prop_map(CommandOp::DespawnRecursive),
     ];
@@ -41,6 +46,7 @@ fn op() -> impl Strategy<Value = Op> {
         4 => Just(Op::Spawn),
         8 => (pick.clone(), pick.clone()).prop_map(|(a, b)| Op::SetParent(a, b)),
         2 => pick.clone().prop_map(Op::RemoveParent),
+        1 => pick.clone().prop_map(Op::RemoveChildren),
         2 => pick.clone().prop_map(Op::Despawn),
         1 => pick.clone().prop_map(Op::DespawnRecursive),
         1 => proptest::collection::vec(pick.clone(), 0..5).prop_map(Op::DespawnBatch),
@@ -82,6 +88,12 @@ impl Oracle {
         }
         self.parent.insert(child, parent);
         Ok(())
+    }
+    /// Makes every child of `e` a root, returning them in ascending slot order.
+    fn remove_children(&mut self, e: Entity) -> Vec<Entity> {
+        let children = self.children(e);
+        self.parent.retain(|_, p| *p != e);
+        children
     }
     fn despawn(&mut self, e: Entity) -> bool {
         if !self.alive.remove(&e) {
@@ -162,6 +174,15 @@ proptest! {
                     };
                     prop_assert_eq!(world.remove_parent(c), expected);
                 }
+                Op::RemoveChildren(a) => {
+                    let p = pick(&issued, a).unwrap();
+                    let expected = if oracle.alive.contains(&p) {
+                        Ok(oracle.remove_children(p))
+                    } else {
+                        Err(rota::EntityNotAlive(p))
+                    };
+                    prop_assert_eq!(world.remove_children(p), expected);
+                }
                 Op::Despawn(a) => {
                     let e = pick(&issued, a).unwrap();
                     prop_assert_eq!(world.despawn(e).is_ok(), oracle.despawn(e));
@@ -192,6 +213,15 @@ proptest! {
                                 commands.remove_parent(c);
                                 if oracle.alive.contains(&c) {
                                     oracle.parent.remove(&c);
+                                } else {
+                                    expected_errors += 1;
+                                }
+                            }
+                            CommandOp::RemoveChildren(a) => {
+                                let p = pick(&issued, a).unwrap();
+                                commands.remove::<rota::Children>(p);
+                                if oracle.alive.contains(&p) {
+                                    oracle.remove_children(p);
                                 } else {
                                     expected_errors += 1;
                                 }

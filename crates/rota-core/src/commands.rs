@@ -27,7 +27,7 @@ use crate::bundle::Bundle;
 use crate::component::Component;
 use crate::entity::{Entities, Entity, ReserveCursor};
 use crate::error::{CommandError, CommandKind, SpawnError};
-use crate::hierarchy::ChildOf;
+use crate::hierarchy::{ChildOf, Children};
 use crate::read_ahead::ReadAhead;
 use crate::system::{BundleDefers, DeferredBy, Unrestricted};
 use crate::world::{PendingDespawns, UnsettledStore, World};
@@ -41,6 +41,8 @@ enum Command {
         parent: Entity,
     },
     RemoveParent(Entity),
+    /// `remove::<Children>`: [`World::remove_children`].
+    RemoveChildren(Entity),
     DespawnRecursive(Entity),
     Queue(QueueFn),
     /// Consecutive commands of one kind and one bundle or component type.
@@ -54,6 +56,7 @@ impl Command {
             Command::Despawn(_)
             | Command::SetParent { .. }
             | Command::RemoveParent(_)
+            | Command::RemoveChildren(_)
             | Command::DespawnRecursive(_)
             | Command::Queue(_) => 1,
             Command::Run(run) => run.len(),
@@ -529,10 +532,17 @@ impl<'w, S> Commands<'w, S> {
 
     /// Records removing `entity`'s `T` (nothing happens if it has none). Removing `ChildOf`
     /// is [`Commands::remove_parent`]: the parent's `Children` forgets the entity too.
+    /// Removing `Children` (only a world's own buffer may: `defers(Children)` does not compile)
+    /// is [`World::remove_children`]: every child becomes a root.
     pub fn remove<T: Component + DeferredBy<S>>(&mut self, entity: Entity) {
         if TypeId::of::<T>() == TypeId::of::<ChildOf>() {
             self.allow(TypeId::of::<ChildOf>(), ChildOf::NAME);
             self.recorded.push(Command::RemoveParent(entity));
+            return;
+        }
+        if TypeId::of::<T>() == TypeId::of::<Children>() {
+            self.allow(TypeId::of::<Children>(), Children::NAME);
+            self.recorded.push(Command::RemoveChildren(entity));
             return;
         }
         self.push_run::<RemoveRun<T>>(entity, |each| each(TypeId::of::<T>(), T::NAME));
@@ -772,6 +782,12 @@ impl World {
                     let alive = self.is_alive(child);
                     if state.admit(0, CommandKind::RemoveParent, None, child, alive) {
                         self.remove_parent(child).expect("checked alive");
+                    }
+                }
+                Command::RemoveChildren(parent) => {
+                    let alive = self.is_alive(parent);
+                    if state.admit(0, CommandKind::Remove, Some(Children::NAME), parent, alive) {
+                        self.remove_children(parent).expect("checked alive");
                     }
                 }
                 Command::SetParent { child, parent } => {

@@ -1,6 +1,7 @@
 //! The parent/child relation: [`ChildOf`] on a child, [`Children`] on its parent, written only by
 //! the world's hierarchy methods ([`World::set_parent`], [`World::remove_parent`],
-//! [`World::despawn_recursive`]) and their [`Commands`](crate::Commands) twins.
+//! [`World::remove_children`], [`World::despawn_recursive`]) and their
+//! [`Commands`](crate::Commands) twins.
 //!
 //! # Invariants (checked by [`World::check_invariants`])
 //!
@@ -22,10 +23,12 @@
 //! (`tests/ui/seal/forge-*`), and a system cannot change them behind the hierarchy's back:
 //! `writes(..)` of either and `defers(Children)` are compile errors, and what `defers(ChildOf)`
 //! allows keeps the invariants (`Commands::set_parent`, `remove_parent`, and
-//! `Commands::remove::<ChildOf>`, which is `remove_parent`). What types cannot prevent, with a
-//! `&mut World`: `World::remove::<ChildOf>` (or `World::delete`) bypasses the bookkeeping and
-//! returns an owned value that `World::insert` can put on another entity, and a
-//! `query_mut::<&mut ChildOf>()` can swap two values. `check_invariants` reports the damage, and
+//! `Commands::remove::<ChildOf>`, which is `remove_parent`). A world's own buffer
+//! ([`World::commands`], which every component type may use) keeps them too:
+//! `Commands::remove::<Children>` is [`World::remove_children`]. What types cannot prevent,
+//! with a `&mut World`: `World::remove::<ChildOf>` or `::<Children>` (or `World::delete`)
+//! bypasses the bookkeeping and returns an owned value that `World::insert` can put on another
+//! entity, and a `query_mut::<&mut ChildOf>()` can swap two values. `check_invariants` reports the damage, and
 //! the hierarchy's own walks stay finite on it — `set_parent` refuses an edge into a parent
 //! cycle (as `HierarchyError::Cycle`), `despawn_recursive` visits each entity once.
 
@@ -224,6 +227,41 @@ impl World {
             return Err(EntityNotAlive(child));
         }
         Ok(self.detach_from_parent(child))
+    }
+
+    /// Makes every child of `parent` a root, returning them in ascending slot order (the
+    /// order [`World::children`] listed them); `parent` loses its `Children`. The world-level
+    /// twin of `Commands::remove::<Children>`.
+    ///
+    /// ```
+    /// # use rota::World;
+    /// let mut world = World::new();
+    /// let [root, a, b] = [(); 3].map(|_| world.spawn());
+    /// world.set_parent(a, root)?;
+    /// world.set_parent(b, root)?;
+    /// assert_eq!(world.remove_children(root), Ok(vec![a, b]));
+    /// assert_eq!(world.parent(a), None);
+    /// assert!(world.children(root).is_empty());
+    /// assert_eq!(world.remove_children(root), Ok(vec![])); // nothing left to detach
+    /// # Ok::<(), rota::HierarchyError>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// [`EntityNotAlive`] for a dead or stale handle; nothing changes.
+    pub fn remove_children(&mut self, parent: Entity) -> Result<Vec<Entity>, EntityNotAlive> {
+        self.entities.check_alive(parent)?;
+        let Some(Children(children)) = self.remove::<Children>(parent)? else {
+            return Ok(Vec::new());
+        };
+        for &child in &children {
+            // Only a link that names `parent`: after a `&mut World` bypass (module docs) a
+            // listed child may name another parent, whose link is not this call's to break.
+            if self.parent(child) == Some(parent) {
+                let _ = self.remove::<ChildOf>(child);
+            }
+        }
+        Ok(children)
     }
 
     /// Despawns `entity` and all its descendants, returning how many entities were despawned.
