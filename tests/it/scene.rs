@@ -452,6 +452,45 @@ fn unknown_versions_are_refused_even_in_a_layout_this_build_cannot_parse() {
 }
 
 #[test]
+fn an_unknown_key_outside_the_components_is_a_syntax_error_naming_it() {
+    // A misspelt key must not load as an entity without its parent or its components.
+    for (text, key, line) in [
+        (
+            "(format: 1, entities: [(id: 0, components: {}),\n (id: 1, parnet: Some(0), components: {})])",
+            "parnet",
+            2,
+        ),
+        (
+            "(format: 1, entities: [\n(id: 0, Components: {\"golden.Creature\": {}}, components: {})])",
+            "Components",
+            2,
+        ),
+        (
+            "(format: 1,\n entities: [(id: 0, components: {})],\n extra: 5)",
+            "extra",
+            3,
+        ),
+    ] {
+        let mut world = v1_world();
+        let checksum = world.checksum::<Everything>();
+        match load::<V1>(&mut world, text) {
+            Err(LoadError::Syntax {
+                line: at, message, ..
+            }) => {
+                assert_eq!(at, line, "{message}");
+                assert!(message.contains(key), "{message}");
+            }
+            other => panic!("`{key}`: expected a syntax error, got {other:?}"),
+        }
+        assert_eq!(
+            world.checksum::<Everything>(),
+            checksum,
+            "the world changed"
+        );
+    }
+}
+
+#[test]
 fn a_truncated_file_is_a_syntax_error_with_its_line() {
     let text = save::<V1>(&v1_world()).unwrap();
     let cut = &text[..text.len() * 2 / 3];

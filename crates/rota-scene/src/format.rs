@@ -28,8 +28,10 @@ use crate::value::Value;
 /// The file layout this crate writes and reads.
 pub const FORMAT_VERSION: u32 = 1;
 
-/// A whole scene file.
+/// A whole scene file. An unknown key is refused, here and in a record: a misspelt `parent`
+/// or `components` would otherwise load as an entity without them, and nothing would say so.
 #[derive(Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub(crate) struct SceneFile {
     pub(crate) format: u32,
     pub(crate) entities: Vec<EntityRecord>,
@@ -42,8 +44,10 @@ pub(crate) struct Header {
     pub(crate) format: u32,
 }
 
-/// One entity: its scene id, its parent's scene id, its components.
+/// One entity: its scene id, its parent's scene id, its components (unknown keys refused, as
+/// in [`SceneFile`]).
 #[derive(Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub(crate) struct EntityRecord {
     pub(crate) id: u64,
     #[serde(default, skip_serializing_if = "Option::is_none")]

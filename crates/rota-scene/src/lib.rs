@@ -21,8 +21,9 @@
 //!   scene ids and loaded as the new entities; a `u64` holding an entity's bits is a number.
 //!   On save, an `Entity` field naming a dead entity is refused and an `Option<Entity>` one is
 //!   cleared to `None`; on load, a reference to an id not in the file is refused.
-//! * **Bad input never panics.** Truncated files, wrong types, duplicate ids and unknown
-//!   versions are [`LoadError`]s naming the place (the line, for syntax errors).
+//! * **Bad input never panics.** Truncated files, wrong types, duplicate ids, unknown versions
+//!   and unknown keys (a misspelt `parent` or `components` included) are [`LoadError`]s naming
+//!   the place (the line, for syntax errors).
 //! * **Deterministic output.** Entities in ascending slot order, components in set order,
 //!   fields in declaration order: the same world saves to the same bytes.
 //!
