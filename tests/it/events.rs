@@ -299,3 +299,71 @@ fn a_snapshot_carries_change_ticks_event_cursors_and_the_structural_log() {
     assert_eq!(*missed, 3);
     assert_eq!(changed[3..], [11]);
 }
+
+/// Counts its live values: `Drop` lowers the count its clone raised.
+#[derive(Event, Debug)]
+struct Counted(std::sync::Arc<std::sync::atomic::AtomicUsize>);
+
+impl Clone for Counted {
+    fn clone(&self) -> Self {
+        self.0.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        Counted(self.0.clone())
+    }
+}
+
+impl Drop for Counted {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, std::sync::atomic::Ordering::SeqCst);
+    }
+}
+
+#[test]
+fn a_send_of_many_events_never_holds_more_than_the_capacity() {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let live = std::sync::Arc::new(AtomicUsize::new(0));
+    let mut channel = rota::Events::<Counted>::with_capacity(3);
+    let mut most_live_before_a_new_one = 0;
+    channel.extend((0..1000).map(|_| {
+        // Every event made so far is either in the channel or dropped.
+        most_live_before_a_new_one = most_live_before_a_new_one.max(live.load(Ordering::SeqCst));
+        live.fetch_add(1, Ordering::SeqCst);
+        Counted(live.clone())
+    }));
+    assert_eq!(
+        most_live_before_a_new_one, 3,
+        "the oldest go as new ones come"
+    );
+    assert_eq!(live.load(Ordering::SeqCst), 3);
+    assert_eq!((channel.len(), channel.next_sequence()), (3, 1000));
+    let read = channel.read_from(0);
+    assert_eq!(
+        (read.missed(), read.first_sequence(), read.len()),
+        (997, 997, 3)
+    );
+    let sequences: Vec<u64> = read.with_sequence().map(|(s, _)| s).collect();
+    assert_eq!(sequences, [997, 998, 999]);
+}
+
+#[test]
+fn a_cursor_past_every_sequence_number_reads_nothing_and_does_not_overflow() {
+    let mut world = World::new();
+    // No channel yet: the read starts at the cursor itself.
+    let mut cursor = EventCursor(u64::MAX);
+    let read = world.read_events::<Ping>(&mut cursor);
+    assert_eq!((read.first_sequence(), read.len()), (u64::MAX, 0));
+    assert_eq!(read.with_sequence().count(), 0);
+    world.send_events([Ping(1), Ping(2)]);
+    let mut cursor = EventCursor(u64::MAX);
+    let read = world.read_events::<Ping>(&mut cursor);
+    assert_eq!((read.missed(), read.len()), (0, 0));
+    assert_eq!(read.with_sequence().count(), 0);
+    // The cursor comes back to the channel's next number: later events are read.
+    assert_eq!(cursor, EventCursor(2));
+    world.send_event(Ping(3));
+    let read: Vec<(u64, u64)> = world
+        .read_events::<Ping>(&mut cursor)
+        .with_sequence()
+        .map(|(s, p)| (s, p.0))
+        .collect();
+    assert_eq!(read, [(2, 3)]);
+}

@@ -162,13 +162,18 @@ impl<E> Events<E> {
         self.capacity
     }
 
-    /// Appends `events` in order, dropping the oldest beyond the capacity.
+    /// Appends `events` in order, dropping the oldest beyond the capacity. The oldest go as
+    /// the new ones come, so the channel never holds more than its capacity, however many
+    /// events the iterator yields.
     pub fn extend(&mut self, events: impl IntoIterator<Item = E>) {
-        self.queue.extend(events);
-        let excess = self.queue.len().saturating_sub(self.capacity);
-        if excess > 0 {
-            self.queue.drain(..excess);
-            self.first += excess as u64;
+        for event in events {
+            if self.queue.len() >= self.capacity {
+                let oldest = self.queue.pop_front();
+                // Counted before the drop: a panicking `Drop` leaves the books right.
+                self.first += 1;
+                drop(oldest);
+            }
+            self.queue.push_back(event);
         }
     }
 
@@ -218,7 +223,15 @@ impl<'a, E> EventRead<'a, E> {
 
     /// The events with their sequence numbers.
     pub fn with_sequence(self) -> impl Iterator<Item = (u64, &'a E)> {
-        (self.first_sequence..).zip(self.events.into_iter().flatten())
+        // Numbered from the events, not zipped with `first_sequence..`: a read with nothing
+        // to yield may start at `u64::MAX` (a cursor from the caller), where a range would
+        // overflow on its first step. An event's own number always fits.
+        let first = self.first_sequence;
+        self.events
+            .into_iter()
+            .flatten()
+            .enumerate()
+            .map(move |(i, event)| (first + i as u64, event))
     }
 }
 
