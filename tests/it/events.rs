@@ -367,3 +367,49 @@ fn a_cursor_past_every_sequence_number_reads_nothing_and_does_not_overflow() {
         .collect();
     assert_eq!(read, [(2, 3)]);
 }
+
+/// What `peek` and `count_sends` saw: (len, is_empty) before and after.
+#[derive(Resource, Default, Clone)]
+struct Peeked(Vec<(usize, bool)>);
+
+#[system(receives(Ping), writes(Peeked))]
+fn peek(mut pings: EventReader<Ping>, mut peeked: ResMut<Peeked>) {
+    peeked.0.push((pings.len(), pings.is_empty()));
+    let _ = pings.read().count();
+    peeked.0.push((pings.len(), pings.is_empty()));
+}
+
+#[system(writes(Peeked), sends(Ping))]
+fn count_sends(mut pings: EventWriter<Ping>, mut peeked: ResMut<Peeked>) {
+    peeked.0.push((pings.len(), pings.is_empty()));
+    pings.send(Ping(7));
+    pings.send_batch([Ping(8), Ping(9)]);
+    peeked.0.push((pings.len(), pings.is_empty()));
+}
+
+#[test]
+fn readers_and_writers_say_how_many_events_wait_or_were_sent() {
+    let mut world = World::new();
+    world.init_events::<Ping>(4);
+    world.insert_resource(Peeked::default());
+    // No event yet: nothing waits.
+    assert!(world.run(peek).is_clean());
+    // Six sent into a channel of four: four wait (two were dropped before this reader came).
+    world.send_events((0..6).map(Ping));
+    assert!(world.run(peek).is_clean());
+    assert!(world.run(count_sends).is_clean());
+    assert!(world.run(peek).is_clean());
+    assert_eq!(
+        world.resource::<Peeked>().unwrap().0,
+        [
+            (0, true),
+            (0, true),
+            (4, false),
+            (0, true),
+            (0, true),
+            (3, false),
+            (3, false),
+            (0, true),
+        ]
+    );
+}
