@@ -40,6 +40,7 @@ use crate::component::Component;
 use crate::entity::Entity;
 use crate::error::{EntityNotAlive, HierarchyError};
 use crate::snapshot::{Cloning, SnapshotPolicy};
+use crate::store::Store;
 use crate::system::{AccessKind, Declarable};
 use crate::world::World;
 
@@ -170,6 +171,13 @@ impl World {
     ///
     /// [`HierarchyError`] if either entity is dead, `child == parent`, or `parent` is `child`
     /// or one of its descendants; nothing changes.
+    ///
+    /// # Cost
+    ///
+    /// The cycle check walks from `parent` up to its root: O(depth of `parent`), plus
+    /// O(children of `parent`) for the sorted insert. So a chain of n entities built from the
+    /// top down (each new entity the child of the last) costs O(n²) in all; built from the
+    /// bottom up (each new entity the parent of the last root), O(n).
     pub fn set_parent(&mut self, child: Entity, parent: Entity) -> Result<(), HierarchyError> {
         self.check_set_parent(child, parent)?;
         if self.parent(child) == Some(parent) {
@@ -204,7 +212,9 @@ impl World {
         // hierarchy has none (an invariant), but `&mut` access to `ChildOf` can swap values
         // into one; a walk longer than there are parents is in such a cycle, and the new
         // edge, which would join it, is refused as well.
-        let parents = self.store::<ChildOf>().map_or(0, |s| s.len());
+        // The store is found once: a step is then one sparse lookup.
+        let links = self.store::<ChildOf>();
+        let parents = links.map_or(0, Store::len);
         let mut at = Some(parent);
         let mut steps = 0;
         while let Some(e) = at {
@@ -212,7 +222,7 @@ impl World {
                 return Err(HierarchyError::Cycle { child, parent });
             }
             steps += 1;
-            at = self.parent(e);
+            at = links.and_then(|l| l.get(e)).map(ChildOf::parent);
         }
         Ok(())
     }
@@ -366,34 +376,53 @@ impl World {
         }
     }
 
-    /// The hierarchy invariants listed in this module's documentation.
+    /// The hierarchy invariants listed in this module's documentation. O(n log n) in the
+    /// number of links, whatever the hierarchy's depth or width: `Children` lists are checked
+    /// first, so a child is found in its parent's by a binary search, and the cycle walk stops
+    /// at an entity an earlier walk already followed to its root.
     pub(crate) fn check_hierarchy(&self) -> Result<(), String> {
-        if let Some(store) = self.store::<ChildOf>() {
-            for (child, ChildOf(parent)) in store.iter() {
-                if !self.is_alive(*parent) {
-                    return Err(format!("{child} has a dead parent {parent}"));
-                }
-                let listed = self
-                    .children(*parent)
-                    .iter()
-                    .filter(|&&e| e == child)
-                    .count();
-                if listed != 1 {
-                    return Err(format!(
-                        "{child}'s parent {parent} lists it {listed} times among its children"
-                    ));
-                }
-                let mut steps = 0;
-                let mut at = Some(*parent);
-                while let Some(e) = at {
-                    steps += 1;
-                    if steps > store.len() {
-                        return Err(format!("{child} is on a parent cycle"));
-                    }
-                    at = self.parent(e);
-                }
+        self.check_children_lists()?;
+        let Some(store) = self.store::<ChildOf>() else {
+            return Ok(());
+        };
+        // Slots whose walk up is known to end at a root.
+        let mut rooted = BTreeSet::new();
+        let mut path = Vec::new();
+        for (child, ChildOf(parent)) in store.iter() {
+            if !self.is_alive(*parent) {
+                return Err(format!("{child} has a dead parent {parent}"));
             }
+            // The lists ascend strictly by slot and name only entities whose parent is their
+            // holder (checked above), so a list entry at `child`'s slot is `child` itself.
+            let listed = self
+                .children(*parent)
+                .binary_search_by_key(&child.slot(), |e| e.slot())
+                .is_ok();
+            if !listed {
+                return Err(format!(
+                    "{child}'s parent {parent} lists it 0 times among its children"
+                ));
+            }
+            path.clear();
+            let mut at = Some(child);
+            while let Some(e) = at {
+                if rooted.contains(&e.slot()) {
+                    break;
+                }
+                path.push(e.slot());
+                if path.len() > store.len() + 1 {
+                    return Err(format!("{child} is on a parent cycle"));
+                }
+                at = store.get(e).map(ChildOf::parent);
+            }
+            rooted.extend(path.iter().copied());
         }
+        Ok(())
+    }
+
+    /// Every `Children` is non-empty, ascends strictly by slot, and names only entities whose
+    /// `ChildOf` names its holder.
+    fn check_children_lists(&self) -> Result<(), String> {
         if let Some(store) = self.store::<Children>() {
             for (parent, Children(children)) in store.iter() {
                 if children.is_empty() {
@@ -420,5 +449,57 @@ impl World {
 fn insert_sorted(children: &mut Vec<Entity>, child: Entity) {
     if let Err(i) = children.binary_search_by_key(&child.slot(), |e| e.slot()) {
         children.insert(i, child);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    //! The invariant checker on hierarchies no public method can make: consistent cycles,
+    //! built here from the private constructors.
+    use super::{ChildOf, Children};
+    use crate::world::World;
+
+    #[test]
+    fn a_cycle_whose_lists_agree_is_found_and_so_is_a_chain_hanging_from_it() {
+        let mut world = World::new();
+        let [a, b, c] = [(); 3].map(|_| world.spawn());
+        // a <- b <- a, each listing the other; c hangs from b.
+        world.insert(a, ChildOf(b)).unwrap();
+        world.insert(b, ChildOf(a)).unwrap();
+        world.insert(c, ChildOf(b)).unwrap();
+        world.insert(a, Children(vec![b])).unwrap();
+        world.insert(b, Children(vec![a, c])).unwrap();
+        let error = world.check_hierarchy().unwrap_err();
+        assert!(error.contains("is on a parent cycle"), "{error}");
+        // Walked from `c` first (the cycle's entities are slots 0 and 1 either way).
+        world.remove::<ChildOf>(a).unwrap();
+        world.remove::<Children>(b).unwrap();
+        world.insert(b, Children(vec![c])).unwrap();
+        world.insert(a, Children(vec![b])).unwrap();
+        world.check_hierarchy().unwrap();
+    }
+
+    #[test]
+    fn deep_and_wide_hierarchies_pass_and_a_late_cycle_is_still_found() {
+        let mut world = World::new();
+        let chain: Vec<_> = (0..2000).map(|_| world.spawn()).collect();
+        // Built from the bottom up, as `set_parent`'s docs advise for long chains.
+        for pair in chain.windows(2).rev() {
+            world.set_parent(pair[1], pair[0]).unwrap();
+        }
+        let root = chain[0];
+        let wide: Vec<_> = (0..2000).map(|_| world.spawn()).collect();
+        for &leaf in &wide {
+            world.set_parent(leaf, root).unwrap();
+        }
+        world.check_hierarchy().unwrap();
+        assert_eq!(world.children(root).len(), 2001);
+        // Close the chain into a loop behind the hierarchy's back: root's parent is the
+        // deepest entity, which lists it. Every walk so far ended at `root`; now none does.
+        let deepest = *chain.last().unwrap();
+        world.insert(root, ChildOf(deepest)).unwrap();
+        world.insert(deepest, Children(vec![root])).unwrap();
+        let error = world.check_hierarchy().unwrap_err();
+        assert!(error.contains("is on a parent cycle"), "{error}");
     }
 }
