@@ -322,6 +322,7 @@ fn a_send_of_many_events_never_holds_more_than_the_capacity() {
     use std::sync::atomic::{AtomicUsize, Ordering};
     let live = std::sync::Arc::new(AtomicUsize::new(0));
     let mut channel = rota::Events::<Counted>::with_capacity(3);
+    assert!(channel.is_empty());
     let mut most_live_before_a_new_one = 0;
     channel.extend((0..1000).map(|_| {
         // Every event made so far is either in the channel or dropped.
@@ -335,6 +336,7 @@ fn a_send_of_many_events_never_holds_more_than_the_capacity() {
     );
     assert_eq!(live.load(Ordering::SeqCst), 3);
     assert_eq!((channel.len(), channel.next_sequence()), (3, 1000));
+    assert!(!channel.is_empty());
     let read = channel.read_from(0);
     assert_eq!(
         (read.missed(), read.first_sequence(), read.len()),
