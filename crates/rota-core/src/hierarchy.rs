@@ -241,7 +241,9 @@ impl World {
 
     /// Makes every child of `parent` a root, returning them in ascending slot order (the
     /// order [`World::children`] listed them); `parent` loses its `Children`. The world-level
-    /// twin of `Commands::remove::<Children>`.
+    /// twin of `Commands::remove::<Children>`. In a hierarchy damaged through a `&mut World`
+    /// bypass (module docs), a listed child whose `ChildOf` names another parent is returned
+    /// but keeps that link: it is not this call's to break.
     ///
     /// ```
     /// # use rota::World;
