@@ -29,8 +29,9 @@
 //! with a `&mut World`: `World::remove::<ChildOf>` or `::<Children>` (or `World::delete`)
 //! bypasses the bookkeeping and returns an owned value that `World::insert` can put on another
 //! entity, and a `query_mut::<&mut ChildOf>()` can swap two values. `check_invariants` reports
-//! the damage, and the hierarchy's own walks stay finite on it — `set_parent` refuses an edge into a parent
-//! cycle (as `HierarchyError::Cycle`), `despawn_recursive` visits each entity once.
+//! the damage, and the hierarchy's own walks stay finite on it — `set_parent` refuses an edge
+//! into a parent cycle (as `HierarchyError::Cycle`), `despawn_recursive` visits each entity
+//! once.
 
 use std::collections::BTreeSet;
 use std::sync::atomic::AtomicU32;
