@@ -18,6 +18,7 @@ mod pending_despawns;
 mod prefab;
 mod queries;
 mod rollback;
+mod rollback_ghosts;
 mod scene;
 mod schedule;
 mod schedule_determinism;

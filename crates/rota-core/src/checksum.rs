@@ -142,6 +142,21 @@ impl<T: StableHash> StableHash for [T] {
         }
     }
 }
+/// A tuple hashes its elements in order (no length: the type fixes it).
+macro_rules! tuple_hash {
+    ($($T:ident $i:tt),+) => {
+        impl<$($T: StableHash),+> StableHash for ($($T,)+) {
+            fn stable_hash(&self, h: &mut StableHasher) {
+                $(self.$i.stable_hash(h);)+
+            }
+        }
+    };
+}
+tuple_hash!(A 0);
+tuple_hash!(A 0, B 1);
+tuple_hash!(A 0, B 1, C 2);
+tuple_hash!(A 0, B 1, C 2, D 3);
+
 impl<T: StableHash> StableHash for Vec<T> {
     fn stable_hash(&self, h: &mut StableHasher) {
         self.as_slice().stable_hash(h)

@@ -124,4 +124,18 @@ pub trait Resource: 'static + Send + Sync + Sized {
     fn stable_hash_fn() -> Option<StableHashFn<Self>> {
         None
     }
+
+    /// The resource as a numbered stream (an event channel), for the world's restore and tick
+    /// bookkeeping. Not for user types: the default (`None`) is right for every resource but
+    /// `Events<E>`.
+    #[doc(hidden)]
+    fn as_stream(&self) -> Option<&dyn crate::sequence::NumberedStream> {
+        None
+    }
+
+    /// [`Resource::as_stream`], mutably.
+    #[doc(hidden)]
+    fn as_stream_mut(&mut self) -> Option<&mut dyn crate::sequence::NumberedStream> {
+        None
+    }
 }

@@ -2,15 +2,37 @@
 //!
 //! # Delivery
 //!
-//! * Every event gets the next **sequence number** of its channel when it is appended.
+//! * Every event gets the next **sequence number** of its channel when it is appended. Numbers
+//!   are never reused, not even across [`World::restore`] (see [`crate::sequence`]).
 //! * A reader owns a **cursor** (the next sequence number it will read). Reading returns every
 //!   retained event from the cursor on and moves the cursor past them, so each reader receives
 //!   each event **exactly once**, whatever other readers do, and a reader that skipped ticks
 //!   catches up on its next read.
-//! * A channel is **bounded**: it retains the newest `capacity` events
-//!   ([`DEFAULT_CAPACITY`] unless set with [`World::init_events`]). Older ones are dropped — so
-//!   a channel nobody reads never grows past its capacity — and a reader whose cursor fell
-//!   behind the oldest retained event is told how many it missed ([`EventRead::missed`]).
+//!
+//! # Retention
+//!
+//! A channel keeps an event while it may still be read by someone it knows of, and no longer:
+//!
+//! * until **every system reader** of the channel has read it (a strided or not-yet-due reader
+//!   keeps what it has not read), and
+//! * at least until the end of the world tick **after** the one it was sent in
+//!   ([`World::advance_tick`], which every `Schedule::run` calls), so that code outside the
+//!   systems that reads once per tick ([`World::read_events`]) never misses one — the two-tick
+//!   buffer bevy users know.
+//!
+//! Events are dropped at the end of a tick, never in the middle of one. A snapshot and
+//! [`World::full_checksum`] therefore cost what is unread (plus at most two ticks of events),
+//! not what was ever sent. On top of that a channel is **bounded**: it retains the newest
+//! `capacity` events ([`DEFAULT_CAPACITY`] unless set with [`World::init_events`]), and a reader
+//! whose cursor fell behind the oldest retained event is told how many it missed
+//! ([`EventRead::missed`]).
+//!
+//! A **new reader starts now**: a system reader that reads a channel for the first time starts
+//! at the first event sent in the current tick (so a receiver declared after a sender in the
+//! same tick sees the sender's events, and nothing older); an outside reader starts where its
+//! [`EventCursor`] says: [`World::event_cursor`] is "from now on", `EventCursor::default()`
+//! asks for the history the channel still retains. Neither reports as missed what was dropped
+//! before it existed.
 //!
 //! # Order
 //!
@@ -23,6 +45,12 @@
 //! to the world (a snapshot of the world includes them) and a system run with `World::run`
 //! resumes where it stopped. A reader's new cursor is stored when its batch ends; a system that
 //! panics keeps its old cursor and reads the same events again next time.
+//!
+//! # Restores
+//!
+//! After [`World::restore`], a cursor that had read events the restore undid is detected:
+//! [`EventRead::rewound`] names the [`Rewind`]. The reader then knows that what it did with
+//! those events belongs to an abandoned future, and resyncs.
 
 use std::any::TypeId;
 use std::collections::{BTreeMap, VecDeque};
@@ -32,6 +60,7 @@ use std::sync::{Mutex, PoisonError};
 use crate::checksum::{StableHash, StableHashFn};
 use crate::commands::{CommandQueue, EventOp};
 use crate::component::Resource;
+use crate::sequence::{NumberedStream, Numbering, Rewind};
 use crate::snapshot::SnapshotPolicy;
 use crate::world::World;
 
@@ -79,19 +108,28 @@ pub trait Event: Clone + Send + Sync + 'static {
 pub(crate) type ReaderKey = (TypeId, u32);
 
 /// The channel of event type `E`: a world resource, reached through `EventWriter`,
-/// `EventReader`, [`World::send_event`] and [`World::read_events`].
+/// `EventReader`, [`World::send_event`] and [`World::read_events`]. See the
+/// [module docs](self) for delivery, retention and restores.
 ///
 /// # Invariants
 ///
-/// * `queue[i]` has sequence number `first + i`; `next()` = `first + queue.len()`.
+/// * `queue` holds `(sequence, event)` in ascending sequence order, every sequence below
+///   `numbering.next()` (consecutive except across a restore's [`Rewind`]).
 /// * `queue.len() <= capacity`.
-/// * Every stored cursor is `<= next()`.
+/// * Every stored cursor and both tick marks are `<= numbering.next()`, and
+///   `previous_tick_start <= this_tick_start`.
 #[derive(Clone, Debug)]
 pub struct Events<E> {
-    queue: VecDeque<E>,
-    first: u64,
+    queue: VecDeque<(u64, E)>,
+    numbering: Numbering,
     capacity: usize,
     cursors: BTreeMap<ReaderKey, u64>,
+    /// The next sequence number when the current world tick began: a new system reader starts
+    /// here, and nothing from here on is dropped at the end of this tick.
+    this_tick_start: u64,
+    /// The same for the previous tick: the end of this tick drops only events below it that
+    /// every system reader has read.
+    previous_tick_start: u64,
 }
 
 impl<E: Event> Resource for Events<E> {
@@ -102,27 +140,72 @@ impl<E: Event> Resource for Events<E> {
     /// Events are `Clone`: a snapshot copies the retained events and every reader's cursor.
     const SNAPSHOT: SnapshotPolicy<Self> = SnapshotPolicy::CLONE;
 
-    /// The channel's positions — sequence numbers, capacity, and the readers' cursors (as a
-    /// sorted list: their keys hold `TypeId`s, which differ between builds) — and every
-    /// retained event, oldest first, by [`Event::stable_hash_fn`] when the event type has one.
-    /// An event type without one (not `StableHash`, or generic) leaves its payloads out: a
-    /// payload that differs then shows up in the checksum once a reader acts on it. (Making
-    /// that an error would make `full_checksum` fail or not depending on whether a channel
-    /// happens to hold events at that tick.)
+    /// What decides the channel's future, relative to the channel itself so that two worlds
+    /// that agree hash alike whatever restores numbered their events: the capacity, the
+    /// retained events (by [`Event::stable_hash_fn`] when the event type has one), where each
+    /// system reader stands among them (as a sorted list: their keys hold `TypeId`s, which
+    /// differ between builds) and where the two tick marks stand. Absolute sequence numbers
+    /// are left out. An event type without a stable hash (not `StableHash`, or generic)
+    /// leaves its payloads out: a payload that differs then shows up in the checksum once a
+    /// reader acts on it. (Making that an error would make `full_checksum` fail or not
+    /// depending on whether a channel happens to hold events at that tick.)
     fn stable_hash_fn() -> Option<StableHashFn<Self>> {
         Some(|events, h| {
-            events.first.stable_hash(h);
-            (events.queue.len() as u64).stable_hash(h);
             (events.capacity as u64).stable_hash(h);
-            let mut cursors: Vec<u64> = events.cursors.values().copied().collect();
+            (events.queue.len() as u64).stable_hash(h);
+            let mut cursors: Vec<(u64, u64)> = events
+                .cursors
+                .values()
+                .map(|&c| events.relative(c))
+                .collect();
             cursors.sort_unstable();
             cursors.stable_hash(h);
+            events.relative(events.this_tick_start).stable_hash(h);
+            events.relative(events.previous_tick_start).stable_hash(h);
             if let Some(hash) = E::stable_hash_fn() {
-                for event in &events.queue {
+                for (_, event) in &events.queue {
                     hash(event, h);
                 }
             }
         })
+    }
+
+    fn as_stream(&self) -> Option<&dyn NumberedStream> {
+        Some(self)
+    }
+
+    fn as_stream_mut(&mut self) -> Option<&mut dyn NumberedStream> {
+        Some(self)
+    }
+}
+
+impl<E> NumberedStream for Events<E> {
+    fn numbering(&self) -> &Numbering {
+        &self.numbering
+    }
+
+    fn rejoin(&mut self, issued: u64) {
+        self.numbering.rejoin(issued);
+    }
+
+    /// Drops every event older than the previous tick's start that every system reader has
+    /// read, then moves the tick marks.
+    fn end_tick(&mut self) {
+        self.previous_tick_start = self.this_tick_start;
+        self.this_tick_start = self.numbering.next();
+        let keep_from = self
+            .cursors
+            .values()
+            .copied()
+            .fold(self.previous_tick_start, u64::min);
+        let n = self.queue.partition_point(|(s, _)| *s < keep_from);
+        // `drain` drops them one by one; a panicking `Drop` leaves the rest in the queue,
+        // still consistent.
+        self.queue.drain(..n);
+    }
+
+    fn is_vacant(&self) -> bool {
+        self.queue.is_empty() && self.cursors.is_empty()
     }
 }
 
@@ -131,20 +214,24 @@ impl<E> Events<E> {
     pub fn with_capacity(capacity: usize) -> Events<E> {
         Events {
             queue: VecDeque::new(),
-            first: 0,
+            numbering: Numbering::default(),
             capacity: capacity.max(1),
             cursors: BTreeMap::new(),
+            this_tick_start: 0,
+            previous_tick_start: 0,
         }
     }
 
     /// The sequence number the next event will get.
     pub fn next_sequence(&self) -> u64 {
-        self.first + self.queue.len() as u64
+        self.numbering.next()
     }
 
     /// The sequence number of the oldest retained event (= `next_sequence` when empty).
     pub fn oldest_sequence(&self) -> u64 {
-        self.first
+        self.queue
+            .front()
+            .map_or(self.numbering.next(), |(sequence, _)| *sequence)
     }
 
     /// How many events are retained.
@@ -162,37 +249,69 @@ impl<E> Events<E> {
         self.capacity
     }
 
+    /// The channel's numbering: its next number and the restores' [`Rewind`]s it remembers.
+    pub fn numbering(&self) -> &Numbering {
+        &self.numbering
+    }
+
     /// Appends `events` in order, dropping the oldest beyond the capacity. The oldest go as
     /// the new ones come, so the channel never holds more than its capacity, however many
     /// events the iterator yields.
     pub fn extend(&mut self, events: impl IntoIterator<Item = E>) {
         for event in events {
             if self.queue.len() >= self.capacity {
-                let oldest = self.queue.pop_front();
-                // Counted before the drop: a panicking `Drop` leaves the books right.
-                self.first += 1;
-                drop(oldest);
+                drop(self.queue.pop_front());
             }
-            self.queue.push_back(event);
+            let sequence = self.numbering.issue();
+            self.queue.push_back((sequence, event));
         }
     }
 
-    /// What a reader at `cursor` (a sequence number; older than the oldest retained event
-    /// means it missed some) reads: the events from there on, and its next cursor.
+    /// Where `cursor` stands among the retained events: how many retained events are before
+    /// it, and how many events it missed (issued, dropped, not read by it).
+    fn relative(&self, cursor: u64) -> (u64, u64) {
+        let before = self.queue.partition_point(|(s, _)| *s < cursor) as u64;
+        let missed = self
+            .numbering
+            .issued_between(cursor, self.oldest_sequence());
+        (before, missed)
+    }
+
+    /// What a reader at `cursor` (a sequence number) reads: the events from there on, how
+    /// many it missed, and whether a restore stranded it.
     pub fn read_from(&self, cursor: u64) -> EventRead<'_, E> {
-        let start = cursor.max(self.first);
-        let skip = usize::try_from(start - self.first).unwrap_or(usize::MAX);
+        let skip = self.queue.partition_point(|(s, _)| *s < cursor);
+        let oldest = self.oldest_sequence();
         EventRead {
-            missed: start - cursor.min(start),
-            first_sequence: start,
-            events: Some(self.queue.range(skip.min(self.queue.len())..)),
+            missed: self.numbering.issued_between(cursor, oldest),
+            rewound: self.numbering.rewound(cursor),
+            first_sequence: self
+                .queue
+                .get(skip)
+                .map_or(self.numbering.next(), |(s, _)| *s),
+            events: Some(self.queue.range(skip..)),
         }
     }
 
-    /// A system reader's cursor: where it stopped, or 0 for a reader that never read (like
-    /// `EventCursor::default()`: it reads everything retained and is told what was dropped).
-    pub(crate) fn cursor(&self, key: ReaderKey) -> u64 {
-        self.cursors.get(&key).copied().unwrap_or(0)
+    /// What a reader with no history reads: every retained event, nothing missed.
+    fn read_all(&self) -> EventRead<'_, E> {
+        self.read_from(self.oldest_sequence())
+    }
+
+    /// A system reader's cursor, or `None` for a reader that never read this channel.
+    pub(crate) fn cursor(&self, key: ReaderKey) -> Option<u64> {
+        self.cursors.get(&key).copied()
+    }
+
+    /// Where a system reader that never read this channel starts: the current tick's first
+    /// event.
+    pub(crate) fn new_reader_start(&self) -> u64 {
+        self.this_tick_start
+    }
+
+    /// How many retained events a reader at `cursor` has not read.
+    pub(crate) fn unread_from(&self, cursor: u64) -> usize {
+        self.queue.len() - self.queue.partition_point(|(s, _)| *s < cursor)
     }
 
     pub(crate) fn set_cursor(&mut self, key: ReaderKey, cursor: u64) {
@@ -200,45 +319,60 @@ impl<E> Events<E> {
     }
 }
 
-/// What one read of a channel returns: the events (oldest first) and how many the reader
-/// missed because they were dropped before it read them.
+/// What one read of a channel returns: the events (oldest first), how many the reader missed
+/// because they were dropped before it read them, and whether a restore stranded it.
 #[derive(Debug)]
 pub struct EventRead<'a, E> {
     missed: u64,
+    rewound: Option<Rewind>,
     first_sequence: u64,
     /// `None`: the channel does not exist (nothing was ever sent).
-    events: Option<std::collections::vec_deque::Iter<'a, E>>,
+    events: Option<std::collections::vec_deque::Iter<'a, (u64, E)>>,
 }
 
 impl<'a, E> EventRead<'a, E> {
-    /// Events dropped (capacity) between the reader's cursor and the oldest retained one.
+    /// A read of a channel that does not exist.
+    fn nothing(first_sequence: u64) -> Self {
+        EventRead {
+            missed: 0,
+            rewound: None,
+            first_sequence,
+            events: None,
+        }
+    }
+
+    /// Events the reader never got: issued after its cursor, dropped (capacity, or retention
+    /// while it did not read for over a tick) before it read them.
     pub fn missed(&self) -> u64 {
         self.missed
     }
 
-    /// The sequence number of the first event this read yields.
+    /// `Some` if a [`World::restore`] undid events this reader had already read (its cursor
+    /// lies in the rewind's abandoned numbers): what it did with them belongs to a future that
+    /// no longer exists. The events yielded are those after the restore.
+    pub fn rewound(&self) -> Option<Rewind> {
+        self.rewound
+    }
+
+    /// The sequence number of the first event this read yields (the channel's next number
+    /// when it yields none).
     pub fn first_sequence(&self) -> u64 {
         self.first_sequence
     }
 
     /// The events with their sequence numbers.
     pub fn with_sequence(self) -> impl Iterator<Item = (u64, &'a E)> {
-        // Numbered from the events, not zipped with `first_sequence..`: a read with nothing
-        // to yield may start at `u64::MAX` (a cursor from the caller), where a range would
-        // overflow on its first step. An event's own number always fits.
-        let first = self.first_sequence;
         self.events
             .into_iter()
             .flatten()
-            .enumerate()
-            .map(move |(i, event)| (first + i as u64, event))
+            .map(|(sequence, event)| (*sequence, event))
     }
 }
 
 impl<'a, E> Iterator for EventRead<'a, E> {
     type Item = &'a E;
     fn next(&mut self) -> Option<&'a E> {
-        self.events.as_mut()?.next()
+        self.events.as_mut()?.next().map(|(_, event)| event)
     }
     fn size_hint(&self) -> (usize, Option<usize>) {
         self.events.as_ref().map_or((0, Some(0)), |e| e.size_hint())
@@ -247,10 +381,28 @@ impl<'a, E> Iterator for EventRead<'a, E> {
 
 impl<E> ExactSizeIterator for EventRead<'_, E> {}
 
-/// A reader's position outside systems: the next sequence number it will read. Start with
-/// `EventCursor::default()` (reads everything retained) and pass it to [`World::read_events`].
+/// A reader's position outside systems, passed to [`World::read_events`].
+///
+/// `EventCursor::default()` has not read yet: its first read yields every event the channel
+/// still retains (see the [module docs](self) on retention) and reports nothing as missed.
+/// [`World::event_cursor`] starts "now": it yields only events sent after it was made.
+/// After a read, the cursor is the next sequence number it will read ([`EventCursor::at`]).
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Hash)]
-pub struct EventCursor(pub u64);
+pub struct EventCursor {
+    next: Option<u64>,
+}
+
+impl EventCursor {
+    /// A cursor whose next read starts at sequence number `next`.
+    pub fn at(next: u64) -> EventCursor {
+        EventCursor { next: Some(next) }
+    }
+
+    /// The next sequence number this cursor reads, or `None` if it has not read yet.
+    pub fn next_sequence(&self) -> Option<u64> {
+        self.next
+    }
+}
 
 /// Sends events of type `E` from a system that declares `sends(E)`. Buffered: the events are
 /// appended to the channel at the end of the system's batch, in plan order.
@@ -308,6 +460,9 @@ pub struct EventReader<'w, E: Event> {
     key: ReaderKey,
     cursor: u64,
     start: u64,
+    /// Whether the channel already holds this reader's cursor (a first run stores it even if
+    /// nothing was read, so that retention keeps what this reader has not read yet).
+    known: bool,
     sink: &'w Mutex<CommandQueue>,
 }
 
@@ -317,12 +472,18 @@ impl<'w, E: Event> EventReader<'w, E> {
         key: ReaderKey,
         sink: &'w Mutex<CommandQueue>,
     ) -> Self {
-        let cursor = channel.map_or(0, |c| c.cursor(key));
+        let stored = channel.and_then(|c| c.cursor(key));
+        let cursor = match (stored, channel) {
+            (Some(cursor), _) => cursor,
+            (None, Some(c)) => c.new_reader_start(),
+            (None, None) => 0,
+        };
         EventReader {
             channel,
             key,
             cursor,
             start: cursor,
+            known: stored.is_some(),
             sink,
         }
     }
@@ -337,20 +498,13 @@ impl<'w, E: Event> EventReader<'w, E> {
                 self.cursor = c.next_sequence();
                 read
             }
-            None => EventRead {
-                missed: 0,
-                first_sequence: 0,
-                events: None,
-            },
+            None => EventRead::nothing(0),
         }
     }
 
     /// How many unread events are waiting (without reading them).
     pub fn len(&self) -> usize {
-        self.channel.map_or(0, |c| {
-            usize::try_from(c.next_sequence() - self.cursor.max(c.oldest_sequence()))
-                .unwrap_or(usize::MAX)
-        })
+        self.channel.map_or(0, |c| c.unread_from(self.cursor))
     }
 
     /// Whether no unread event is waiting.
@@ -361,7 +515,9 @@ impl<'w, E: Event> EventReader<'w, E> {
 
 impl<E: Event> Drop for EventReader<'_, E> {
     fn drop(&mut self) {
-        if self.cursor == self.start {
+        // A reader's first run stores its cursor even if it read nothing (creating the channel
+        // if nothing was sent yet): from then on retention keeps what it has not read.
+        if self.known && self.cursor == self.start {
             return;
         }
         self.sink
@@ -403,14 +559,25 @@ impl World {
         if self.has_resource::<Events<E>>() {
             return false;
         }
-        self.insert_resource(Events::<E>::with_capacity(capacity));
+        self.insert_channel(Events::<E>::with_capacity(capacity));
         true
+    }
+
+    /// Stores a new channel, numbered on from what this world issued for `E` before a restore
+    /// removed its channel (numbers are never reused).
+    fn insert_channel<E: Event>(&mut self, mut channel: Events<E>) {
+        if let Some(issued) = self.issued_for(std::any::TypeId::of::<Events<E>>()) {
+            channel.rejoin(issued);
+            channel.this_tick_start = channel.numbering.next();
+            channel.previous_tick_start = channel.this_tick_start;
+        }
+        self.insert_resource(channel);
     }
 
     /// `E`'s channel, created with the default capacity if needed.
     pub(crate) fn events_mut<E: Event>(&mut self) -> &mut Events<E> {
         if !self.has_resource::<Events<E>>() {
-            self.insert_resource(Events::<E>::with_capacity(DEFAULT_CAPACITY));
+            self.insert_channel(Events::<E>::with_capacity(DEFAULT_CAPACITY));
         }
         self.resource_mut::<Events<E>>()
             .expect("the channel was just created")
@@ -431,6 +598,22 @@ impl World {
         self.resource::<Events<E>>().ok()
     }
 
+    /// A cursor that reads only the `E` events sent from now on.
+    ///
+    /// ```
+    /// # use rota::{Event, World};
+    /// # #[derive(Event, Clone)] struct Ping(u32);
+    /// let mut world = World::new();
+    /// world.send_event(Ping(1));
+    /// let mut cursor = world.event_cursor::<Ping>();
+    /// world.send_event(Ping(2));
+    /// let seen: Vec<u32> = world.read_events::<Ping>(&mut cursor).map(|p| p.0).collect();
+    /// assert_eq!(seen, [2]);
+    /// ```
+    pub fn event_cursor<E: Event>(&self) -> EventCursor {
+        EventCursor::at(self.events::<E>().map_or(0, Events::next_sequence))
+    }
+
     /// Reads every `E` after `cursor` (outside systems) and moves the cursor past them.
     ///
     /// ```
@@ -448,15 +631,14 @@ impl World {
     pub fn read_events<E: Event>(&self, cursor: &mut EventCursor) -> EventRead<'_, E> {
         match self.events::<E>() {
             Some(c) => {
-                let read = c.read_from(cursor.0);
-                cursor.0 = c.next_sequence();
+                let read = match cursor.next {
+                    Some(next) => c.read_from(next),
+                    None => c.read_all(),
+                };
+                cursor.next = Some(c.next_sequence());
                 read
             }
-            None => EventRead {
-                missed: 0,
-                first_sequence: cursor.0,
-                events: None,
-            },
+            None => EventRead::nothing(cursor.next.unwrap_or(0)),
         }
     }
 }

@@ -100,6 +100,7 @@ mod inline_vec;
 mod prefab;
 pub mod query;
 mod read_ahead;
+pub mod sequence;
 pub mod snapshot;
 mod store;
 pub mod system;

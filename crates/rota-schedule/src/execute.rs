@@ -186,7 +186,7 @@ fn estimated_work(world: &World, descriptors: &[&SystemDescriptor]) -> usize {
 }
 
 impl Schedule {
-    /// Runs one tick: every system due on `world.tick()`, batch by batch, applying each batch's
+    /// Runs one tick: every system due on the schedule's own tick ([`Schedule::label`]), batch by batch, applying each batch's
     /// commands in plan order at its end; then advances the world's tick. The report's
     /// [`RunReport::profile`] says where the time went.
     ///
@@ -293,10 +293,13 @@ impl Schedule {
     /// [`Schedule::run`], returning the panics of a batch instead of unwinding with them.
     fn try_run(&mut self, world: &mut World) -> Result<RunReport, SystemPanics> {
         let start = Instant::now();
-        let tick = world.tick();
-        let _span = span!("rota.tick", tick);
+        // Strides count this schedule's own runs; the report names the world's tick.
+        let tick = world.schedule_tick(&self.label);
+        let world_tick = world.tick();
+        let _span = span!("rota.tick", tick = world_tick);
         let mut report = RunReport {
-            tick,
+            tick: world_tick,
+            schedule_tick: tick,
             ..RunReport::default()
         };
         // Sized once per run, so recording the profile does not reallocate per batch.
@@ -350,7 +353,7 @@ impl Schedule {
             .filter(|d| tick.is_multiple_of(d.every_ticks))
             .map(|d| d.name)
             .collect();
-        world.advance_tick();
+        world.advance_schedule_tick(&self.label);
         report.profile.total = start.elapsed();
         Ok(report)
     }

@@ -9,9 +9,12 @@
 //!   writes what the other reads or writes, or both record commands) in declaration order unless
 //!   `after` forces otherwise; among systems free to run, the earlier declared goes first. See
 //!   [`Schedule::describe`] for the plan and why each edge exists.
-//! * **Strides are whole ticks.** A system with `every_ticks = N` runs on ticks where
-//!   `tick % N == 0` (tick 0 included). A wall-clock rate would break determinism at the first
-//!   dropped frame.
+//! * **Strides are whole ticks of their own schedule.** A system with `every_ticks = N` runs
+//!   on the schedule's ticks where `tick % N == 0` (tick 0 included). Each schedule counts its
+//!   own runs in the world ([`World::schedule_tick`](rota_core::World::schedule_tick), under
+//!   [`Schedule::label`]), starting from the world's tick at its first run: an update schedule
+//!   and a fixed-step schedule on one world each see their strides exactly, and a restore puts
+//!   every count back. A wall-clock rate would break determinism at the first dropped frame.
 //! * **Parallelism never changes the result.** Systems in one batch have no edge between them,
 //!   so they touch disjoint data; each gets exactly the stores its descriptor names, as
 //!   exclusive or shared borrows (no `unsafe`, no locks per entity).
@@ -112,6 +115,7 @@ pub struct ScheduleBuilder {
     descriptors: Vec<SystemDescriptor>,
     extra_after: Vec<(SystemRef, SystemRef)>,
     strides: Vec<(SystemRef, u64)>,
+    label: Option<String>,
     threads: usize,
     inline_below: usize,
 }
@@ -129,6 +133,7 @@ impl Default for ScheduleBuilder {
             descriptors: Vec::new(),
             extra_after: Vec::new(),
             strides: Vec::new(),
+            label: None,
             threads: 1,
             inline_below: DEFAULT_INLINE_BELOW,
         }
@@ -159,6 +164,17 @@ impl ScheduleBuilder {
     /// Overrides a system's stride (`every_ticks`).
     pub fn every_ticks<A: IntoSystem>(mut self, system: A, ticks: u64) -> Self {
         self.strides.push((system_ref(system), ticks));
+        self
+    }
+
+    /// Names the schedule in the worlds it runs on: its strides count its own runs
+    /// ([`rota_core::World::schedule_tick`]), kept in the world under this label. Without one,
+    /// the label is its systems' names in declaration order (`"movement, drag"`), so two
+    /// schedules of different systems on one world never share a count; give one explicitly
+    /// when two schedules hold the same systems, or to keep a schedule's count when its
+    /// systems change between versions of a program that restore each other's snapshots.
+    pub fn label(mut self, label: impl Into<String>) -> Self {
+        self.label = Some(label.into());
         self
     }
 
@@ -277,7 +293,12 @@ impl ScheduleBuilder {
             batch_ranges.push(start..start + batch.len());
             start += batch.len();
         }
+        let label = self.label.unwrap_or_else(|| {
+            let names: Vec<&str> = self.descriptors.iter().map(|d| d.name).collect();
+            names.join(", ")
+        });
         Ok(Schedule {
+            label,
             systems,
             batch_ranges,
             descriptors: self.descriptors,
@@ -292,6 +313,8 @@ impl ScheduleBuilder {
 
 /// A planned set of systems; [`Schedule::run`] runs one tick.
 pub struct Schedule {
+    /// The schedule's name in a world's `schedule_ticks` (see [`ScheduleBuilder::label`]).
+    label: String,
     /// The systems in run order: batch after batch, each batch in plan order.
     systems: Vec<Scheduled>,
     /// `systems[batch_ranges[b]]` is batch `b`.
@@ -353,6 +376,12 @@ impl Schedule {
     /// The descriptors, in declaration order.
     pub fn descriptors(&self) -> &[SystemDescriptor] {
         &self.descriptors
+    }
+
+    /// The schedule's label: its own tick in a world is
+    /// [`world.schedule_tick(label)`](rota_core::World::schedule_tick).
+    pub fn label(&self) -> &str {
+        &self.label
     }
 
     /// Worker threads, the calling thread included.

@@ -13,6 +13,10 @@ use rota_core::ApplyReport;
 pub struct RunReport {
     /// The tick that ran (the world's tick before `run` advanced it).
     pub tick: u64,
+    /// The schedule's own tick that ran, which its strides were checked against
+    /// ([`World::schedule_tick`](rota_core::World::schedule_tick)); equal to `tick` while one
+    /// schedule is all that runs the world.
+    pub schedule_tick: u64,
     /// Systems that ran, in plan order ([`crate::Schedule::order`]; strided systems skip some
     /// ticks).
     pub ran: Vec<&'static str>,
@@ -24,7 +28,10 @@ pub struct RunReport {
 
 impl PartialEq for RunReport {
     fn eq(&self, other: &Self) -> bool {
-        self.tick == other.tick && self.ran == other.ran && self.commands == other.commands
+        self.tick == other.tick
+            && self.schedule_tick == other.schedule_tick
+            && self.ran == other.ran
+            && self.commands == other.commands
     }
 }
 

@@ -129,6 +129,9 @@ impl World {
         }
         let ids: Vec<TypeId> = systems.iter().map(|d| d.id).collect();
         let windows = self.begin_system_runs(&ids);
+        for d in systems {
+            self.name_system(d.id, d.name);
+        }
         let World {
             entities,
             stores: all_stores,

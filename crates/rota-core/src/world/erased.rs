@@ -174,9 +174,19 @@ impl<T: Component> ErasedStore for Store<T> {
         let Some(hash) = T::stable_hash_fn() else {
             return false;
         };
+        use crate::checksum::StableHash;
+        // Change ticks as ages from the store's clock (equal to the world's), clamped to
+        // `MAX_AGE` as the world clamps them: what a `Changed`/`Added` window compares, and the
+        // same in two worlds that agree whatever their clocks read.
+        let now = self.change_tick();
+        let age = |t: crate::tick::Tick| t.age(now).min(crate::tick::MAX_AGE);
         for (e, v) in self.iter() {
-            crate::checksum::StableHash::stable_hash(&e.slot(), h);
+            e.slot().stable_hash(h);
             hash(v, h);
+            if let Some(ticks) = self.ticks(e) {
+                age(ticks.added).stable_hash(h);
+                age(ticks.changed).stable_hash(h);
+            }
         }
         true
     }

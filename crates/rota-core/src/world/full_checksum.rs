@@ -2,13 +2,24 @@
 
 use crate::checksum::{StableHash, StableHasher};
 use crate::error::ChecksumError;
+use crate::tick::MAX_AGE;
 use crate::world::World;
 
 impl World {
-    /// A stable checksum of the **whole** world, with no type list: the tick, the entity
+    /// A stable checksum of the **whole** world, with no type list: everything that decides
+    /// the next tick. That is the tick and each schedule's own tick (strides), the entity
     /// allocator's full state (every slot's generation and whether it is alive, free or
     /// retired — so it also covers which handles future spawns get), every non-empty store as
-    /// `(slot, value)` pairs in ascending slot order, and every resource present.
+    /// `(slot, value, added age, changed age)` in ascending slot order, each system's last run
+    /// (by name, as an age: its next `Changed` window), and every resource present, event
+    /// channels included (their events, and where each system reader and the retention marks
+    /// stand among them).
+    ///
+    /// Ticks and sequence numbers are hashed **relative** to the world (a change tick as its
+    /// age on the change clock, clamped to [`MAX_AGE`]; a reader's cursor as its place among
+    /// the retained events): two worlds that agree hash alike whatever their clocks read and
+    /// whatever restores numbered their events. The structural log (a record of the past) is
+    /// not hashed.
     ///
     /// Stores and resources are visited in order of their type's `std::any::type_name`
     /// (registration order breaks ties), not registration order: two worlds with equal
@@ -45,18 +56,42 @@ impl World {
             membership: _, // derived from the stores' contents
             resources,
             tick,
+            // Hashed through the ages of what was stamped with it (component ticks, systems'
+            // last runs): two worlds that agree hash alike whatever their clocks read.
             change_tick,
             last_clamp: _, // when ticks were last clamped: bookkeeping, no effect on results
-            // Each system's last run affects what `Changed` shows it next, but it is keyed by
-            // `TypeId`, which differs between builds; snapshots copy it, the hash leaves it out.
-            system_runs: _,
-            log: _, // a record of past changes, read by consumers; copied, not hashed
+            system_runs,
+            system_names,
+            schedule_ticks,
+            log: _,    // a record of past changes, read by consumers; copied, not hashed
+            issued: _, // how far numbers went, across restores: not state (see `issued.rs`)
             shares_columns: _, // whether despawns copy shared columns first; no effect on results
         } = self;
         let mut h = StableHasher::new();
         tick.stable_hash(&mut h);
-        change_tick.get().stable_hash(&mut h);
         entities.stable_hash_state(&mut h);
+
+        // Each schedule's own tick decides which strided systems run next.
+        schedule_ticks.len().stable_hash(&mut h);
+        for (label, tick) in schedule_ticks {
+            (**label).stable_hash(&mut h);
+            tick.stable_hash(&mut h);
+        }
+        // Each system's last run decides what its `Changed`/`Added` filters see next: hashed
+        // as its age, by the system's name (the map's `TypeId` keys differ between builds).
+        let mut runs: Vec<(&str, u32)> = system_runs
+            .iter()
+            .map(|(id, last)| {
+                let name = system_names.get(id).copied().unwrap_or("");
+                (name, last.age(*change_tick).min(MAX_AGE))
+            })
+            .collect();
+        runs.sort_unstable();
+        runs.len().stable_hash(&mut h);
+        for (name, age) in runs {
+            name.stable_hash(&mut h);
+            age.stable_hash(&mut h);
+        }
 
         let mut order: Vec<usize> = (0..stores.len())
             .filter(|&i| stores[i].store.len() > 0)
@@ -75,8 +110,14 @@ impl World {
         }
 
         let entries = &resources.entries;
+        // An event channel that holds nothing that decides the future (no event, no reader)
+        // hashes like an absent one: a restore may leave one where the other world has none.
         let mut present: Vec<usize> = (0..entries.len())
-            .filter(|&i| entries[i].value.is_some())
+            .filter(|&i| {
+                entries[i].value.as_deref().is_some_and(|v| {
+                    !(entries[i].fns.stream)(v).is_some_and(|stream| stream.is_vacant())
+                })
+            })
             .collect();
         present.sort_by_key(|&i| (entries[i].fns.type_name)());
         present.len().stable_hash(&mut h);

@@ -5,9 +5,13 @@
 //!
 //! * Off by default (it costs an entry per change); [`World::enable_structural_log`] turns it
 //!   on with a capacity.
-//! * Entries are numbered consecutively from 0. Consumers keep their own cursor (the next
-//!   sequence number they want) and read [`StructuralLog::changes_since`]; nothing a consumer
-//!   does changes what another sees.
+//! * Entries are numbered from 0, consecutively except across a restore: numbers are never
+//!   reused (see [`crate::sequence`]). Consumers keep their own cursor (the next sequence
+//!   number they want) and read [`StructuralLog::changes_since`]; nothing a consumer does
+//!   changes what another sees.
+//! * After [`World::restore`], a consumer whose cursor had read entries the restore undid is
+//!   told by its next read ([`LogRead::rewound`]) and resyncs (e.g. rescans the world). A log
+//!   that is on stays on across a restore, even to a snapshot taken before it was enabled.
 //! * Bounded: past its capacity the oldest entries are dropped and a reader behind them is told
 //!   how many it missed. [`World::trim_structural_log`] drops entries every consumer has read
 //!   (pass the minimum of their cursors).
@@ -23,6 +27,7 @@ use std::any::TypeId;
 use std::collections::VecDeque;
 
 use crate::entity::Entity;
+use crate::sequence::{Numbering, Rewind};
 use crate::world::{StoreEntry, World};
 
 /// One structural change.
@@ -56,7 +61,7 @@ pub enum StructuralChange {
 /// A logged change and its sequence number.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub struct LogEntry {
-    /// Consecutive from 0, per world.
+    /// From 0, per world; consecutive but across a restore, never reused.
     pub sequence: u64,
     /// What changed.
     pub change: StructuralChange,
@@ -64,11 +69,14 @@ pub struct LogEntry {
 
 /// The log itself; see the [module docs](self).
 ///
-/// Invariant: `entries[i].sequence == first + i`, and `entries.len() <= capacity`.
+/// Invariants: `entries` in ascending sequence order, each below `numbering.next()`;
+/// `entries.len() <= capacity`; `trimmed_to <= ` the oldest retained sequence.
 #[derive(Clone, Debug)]
 pub struct StructuralLog {
     entries: VecDeque<LogEntry>,
-    first: u64,
+    numbering: Numbering,
+    /// Everything below this was dropped (capacity or trimming), even when no entry is left.
+    trimmed_to: u64,
     capacity: usize,
 }
 
@@ -80,6 +88,10 @@ pub struct LogRead<'a> {
     pub missed: u64,
     /// The sequence number the reader should pass next time.
     pub next: u64,
+    /// `Some` if a [`World::restore`] undid entries this reader had read (its cursor lies in
+    /// the rewind's abandoned numbers): the world no longer holds what they described, so the
+    /// reader resyncs. The entries yielded are those after the restore.
+    pub rewound: Option<Rewind>,
     entries: std::collections::vec_deque::Iter<'a, LogEntry>,
 }
 
@@ -96,22 +108,30 @@ impl<'a> Iterator for LogRead<'a> {
 impl ExactSizeIterator for LogRead<'_> {}
 
 impl StructuralLog {
-    fn with_capacity(capacity: usize) -> StructuralLog {
+    pub(crate) fn with_capacity(capacity: usize) -> StructuralLog {
         StructuralLog {
             entries: VecDeque::new(),
-            first: 0,
+            numbering: Numbering::default(),
+            trimmed_to: 0,
             capacity: capacity.max(1),
         }
     }
 
     /// The sequence number the next entry will get.
     pub fn next_sequence(&self) -> u64 {
-        self.first + self.entries.len() as u64
+        self.numbering.next()
     }
 
-    /// The sequence number of the oldest retained entry.
+    /// The sequence number of the oldest retained entry (`next_sequence` when none is).
     pub fn oldest_sequence(&self) -> u64 {
-        self.first
+        self.entries
+            .front()
+            .map_or(self.numbering.next(), |e| e.sequence)
+    }
+
+    /// The log's numbering: its next number and the restores' [`Rewind`]s it remembers.
+    pub fn numbering(&self) -> &Numbering {
+        &self.numbering
     }
 
     /// Retained entries.
@@ -129,26 +149,32 @@ impl StructuralLog {
         self.capacity
     }
 
-    /// Every retained entry with a sequence number `>= cursor`, oldest first.
+    /// Every retained entry with a sequence number `>= cursor`, oldest first, with how many
+    /// the reader missed and whether a restore stranded it.
     pub fn changes_since(&self, cursor: u64) -> LogRead<'_> {
-        let start = cursor.max(self.first);
-        let skip = usize::try_from(start - self.first)
-            .unwrap_or(usize::MAX)
-            .min(self.entries.len());
+        let skip = self.entries.partition_point(|e| e.sequence < cursor);
+        let dropped_to = self.trimmed_to.max(cursor);
         LogRead {
-            missed: start - cursor.min(start),
+            missed: self.numbering.issued_between(cursor, dropped_to),
             next: self.next_sequence().max(cursor),
+            rewound: self.numbering.rewound(cursor),
             entries: self.entries.range(skip..),
         }
     }
 
     pub(crate) fn push(&mut self, change: StructuralChange) {
-        let sequence = self.next_sequence();
-        if self.entries.len() == self.capacity {
-            self.entries.pop_front();
-            self.first += 1;
+        let sequence = self.numbering.issue();
+        if self.entries.len() == self.capacity
+            && let Some(oldest) = self.entries.pop_front()
+        {
+            self.trimmed_to = oldest.sequence + 1;
         }
         self.entries.push_back(LogEntry { sequence, change });
+    }
+
+    /// After a restore: see [`Numbering::rejoin`].
+    pub(crate) fn rejoin(&mut self, issued: u64) {
+        self.numbering.rejoin(issued);
     }
 
     /// Logs a spawn: `Spawned`, then `Added` for each store in `indices`.
@@ -176,11 +202,10 @@ impl StructuralLog {
     }
 
     fn trim(&mut self, up_to: u64) {
-        let n = usize::try_from(up_to.saturating_sub(self.first))
-            .unwrap_or(usize::MAX)
-            .min(self.entries.len());
+        let up_to = up_to.min(self.numbering.next());
+        let n = self.entries.partition_point(|e| e.sequence < up_to);
         self.entries.drain(..n);
-        self.first += n as u64;
+        self.trimmed_to = self.trimmed_to.max(up_to);
     }
 }
 
@@ -210,7 +235,10 @@ impl World {
             Some(log) => {
                 log.capacity = capacity.max(1);
                 let excess = log.entries.len().saturating_sub(log.capacity);
-                let up_to = log.first + excess as u64;
+                let up_to = log
+                    .entries
+                    .get(excess)
+                    .map_or(log.next_sequence(), |e| e.sequence);
                 log.trim(up_to);
             }
             None => self.log = Some(StructuralLog::with_capacity(capacity)),

@@ -3,11 +3,13 @@
 mod column;
 mod erased;
 mod full_checksum;
+mod issued;
 pub mod log;
 mod membership;
 mod registry;
 pub(crate) mod resources;
 mod runs;
+mod schedule_ticks;
 mod snapshot;
 
 use std::any::TypeId;
@@ -123,8 +125,18 @@ pub struct World {
     /// Each system's last run (by its marker's `TypeId`), for its `Changed`/`Added` window.
     /// Lookup and clamping only; never iterated for a result.
     system_runs: BTreeMap<TypeId, Tick>,
+    /// Each system's name, by its marker's `TypeId`: what `full_checksum` orders and hashes
+    /// `system_runs` by (`TypeId`s differ between builds). Lookup only.
+    system_names: BTreeMap<TypeId, &'static str>,
+    /// Each schedule's own tick, by label: the count its strides are checked against (see
+    /// `schedule_ticks.rs`). State like the world's tick: snapshotted, restored, hashed.
+    schedule_ticks: BTreeMap<Box<str>, u64>,
     /// The structural change log, when enabled.
     log: Option<log::StructuralLog>,
+    /// How far each numbered stream (the log, every event channel) ever numbered in this
+    /// world. Not state: a restore keeps it, so that numbers are never reused (`issued.rs`,
+    /// `sequence.rs`).
+    issued: issued::Issued,
     /// Whether a snapshot may share this world's columns: set by `snapshot`, `snapshot_into`
     /// and `restore`, never cleared. While it is set, a despawn, a spawn and the tick clamp
     /// first make the columns they will change their own ([`World::own_values_of`],
@@ -176,7 +188,10 @@ impl World {
             change_tick: Tick::new(0),
             last_clamp: Tick::new(0),
             system_runs: BTreeMap::new(),
+            system_names: BTreeMap::new(),
+            schedule_ticks: BTreeMap::new(),
             log: None,
+            issued: issued::Issued::default(),
             shares_columns: false,
         }
     }
@@ -292,6 +307,11 @@ impl World {
         windows
     }
 
+    /// Records system `id`'s name (for hashing its last run).
+    pub(crate) fn name_system(&mut self, id: TypeId, name: &'static str) {
+        self.system_names.entry(id).or_insert(name);
+    }
+
     /// The tick system `id` (its marker's `TypeId`) last ran at, if it ever ran on this world.
     pub fn system_last_run(&self, id: TypeId) -> Option<Tick> {
         self.system_runs.get(&id).copied()
@@ -328,8 +348,14 @@ impl World {
     }
 
     /// Advances the tick counter by one. Schedules call this at the end of each run.
+    ///
+    /// The end of a tick is also when event channels drop the events their retention no
+    /// longer keeps (see [`crate::event`]).
     pub fn advance_tick(&mut self) {
         self.tick += 1;
+        for (_, stream) in self.resources.streams_mut() {
+            stream.end_tick();
+        }
     }
 
     /// Spawns an entity with no components.

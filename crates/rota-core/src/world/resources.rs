@@ -6,6 +6,7 @@ use std::collections::BTreeMap;
 use crate::checksum::StableHasher;
 use crate::component::Resource;
 use crate::error::ResourceError;
+use crate::sequence::NumberedStream;
 use crate::world::World;
 
 pub(crate) type ErasedValue = Box<dyn Any + Send + Sync>;
@@ -30,6 +31,10 @@ pub(crate) struct ResourceFns {
     pub(crate) type_name: fn() -> &'static str,
     /// `SnapshotPolicy::EXCLUDED`: a present value blocks snapshots.
     pub(crate) excluded: bool,
+    /// The value as a numbered stream (an event channel), if it is one (`R::as_stream`).
+    pub(crate) stream: fn(&(dyn Any + Send + Sync)) -> Option<&dyn NumberedStream>,
+    /// The same, mutably.
+    pub(crate) stream_mut: fn(&mut (dyn Any + Send + Sync)) -> Option<&mut dyn NumberedStream>,
 }
 
 impl ResourceFns {
@@ -56,6 +61,8 @@ impl ResourceFns {
             },
             type_name: std::any::type_name::<R>,
             excluded: !R::SNAPSHOT.is_cloned(),
+            stream: |value| downcast_resource::<R>(value).as_stream(),
+            stream_mut: |value| downcast_resource_mut::<R>(value).as_stream_mut(),
         }
     }
 }
@@ -175,6 +182,25 @@ impl Resources {
         index.clone_from(&source.index);
         keep(crate::commands::drop_one_by_one(gone));
         first_panic
+    }
+
+    /// Every present numbered stream (event channel), with its type, in registration order.
+    pub(crate) fn streams(&self) -> impl Iterator<Item = (TypeId, &dyn NumberedStream)> {
+        self.entries.iter().filter_map(|e| {
+            let value = e.value.as_deref()?;
+            Some((e.type_id, (e.fns.stream)(value)?))
+        })
+    }
+
+    /// [`Resources::streams`], mutably.
+    pub(crate) fn streams_mut(
+        &mut self,
+    ) -> impl Iterator<Item = (TypeId, &mut dyn NumberedStream)> {
+        self.entries.iter_mut().filter_map(|e| {
+            let stream_mut = e.fns.stream_mut;
+            let value = e.value.as_deref_mut()?;
+            Some((e.type_id, stream_mut(value)?))
+        })
     }
 
     pub(crate) fn position(&self, type_id: TypeId) -> Option<usize> {

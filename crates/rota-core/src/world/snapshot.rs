@@ -78,7 +78,10 @@ impl World {
             change_tick,
             last_clamp,
             system_runs,
+            system_names,
+            schedule_ticks,
             log,
+            issued: _, // kept by the world a snapshot is restored into, never copied
             shares_columns: _, // the snapshot's world shares its columns: set below
         } = self;
         let mut store_copies = Vec::with_capacity(stores.len());
@@ -114,7 +117,10 @@ impl World {
                 change_tick: *change_tick,
                 last_clamp: *last_clamp,
                 system_runs: system_runs.clone(),
+                system_names: system_names.clone(),
+                schedule_ticks: schedule_ticks.clone(),
                 log: log.clone(),
+                issued: Default::default(),
                 shares_columns: true,
             },
         })
@@ -147,6 +153,20 @@ impl World {
     ///
     /// A snapshot can be restored into any world, any number of times.
     ///
+    /// # What a restore does to cursors, logs, strides and ticks
+    ///
+    /// Everything that is state comes back: the world's tick, each schedule's own tick (so
+    /// strides resume in phase), the change clock and every stored change tick, each system's
+    /// last run (its next `Changed` window), every event channel with its system readers'
+    /// cursors, and the structural log's entries. Sequence numbers do **not** go back: the
+    /// log and every channel go on past every number they ever handed out, and remember the
+    /// [`Rewind`](crate::sequence::Rewind). A consumer outside the world whose cursor had read
+    /// what the restore undid is told so by its next read
+    /// ([`LogRead::rewound`](crate::log::LogRead::rewound),
+    /// [`EventRead::rewound`](crate::EventRead::rewound)) and resyncs; a cursor that had not
+    /// got that far reads on normally. A structural log that is on stays on, even when the
+    /// snapshot was taken before it was enabled (it is then empty, with the rewind recorded).
+    ///
     /// # Panics
     ///
     /// Only if a component's or resource's `Drop` panics as what the world had is dropped, or a
@@ -155,7 +175,13 @@ impl World {
     /// what it had is dropped last, and then the first panic goes on. The same holds for
     /// [`World::snapshot_into`]'s target and for `Snapshot::clone_from`.
     pub fn restore(&mut self, snapshot: &Snapshot) {
-        self.copy_state_from(&snapshot.world);
+        self.record_issued();
+        let copied = catch_unwind(AssertUnwindSafe(|| self.copy_state_from(&snapshot.world)));
+        // Whole even after a panicking `Drop` (see above): the numbering goes on either way.
+        self.rejoin_streams();
+        if let Err(panic) = copied {
+            resume_unwind(panic);
+        }
     }
 
     /// Which halves of `T`'s store this world still shares with `snapshot` (copy-on-write): a
@@ -212,7 +238,10 @@ impl World {
             change_tick,
             last_clamp,
             system_runs,
+            system_names,
+            schedule_ticks,
             log,
+            issued: _, // not state: what this world ever numbered stays (see `issued.rs`)
             shares_columns,
         } = self;
         // The stores below share the source's columns.
@@ -220,6 +249,8 @@ impl World {
         *change_tick = source.change_tick;
         *last_clamp = source.last_clamp;
         system_runs.clone_from(&source.system_runs);
+        system_names.clone_from(&source.system_names);
+        schedule_ticks.clone_from(&source.schedule_ticks);
         log.clone_from(&source.log);
         entities.clone_from(&source.entities);
         // A component's or resource's `Drop` (or a resource's `Clone`) may panic here: every
