@@ -240,6 +240,21 @@ fn a_channel_a_restore_removed_numbers_on() {
 }
 
 #[test]
+fn a_cursor_told_while_the_channel_is_gone_reads_on_when_a_later_snapshot_brings_it_back() {
+    let mut world = World::new();
+    let before = world.snapshot().unwrap(); // no channel
+    world.send_event(Ping(1));
+    let mut cursor = EventCursor::default();
+    assert_eq!(pings(&world, &mut cursor), (vec![1], 0, false));
+    let after = world.snapshot().unwrap();
+    world.restore(&before);
+    assert_eq!(pings(&world, &mut cursor), (vec![], 0, true));
+    world.restore(&after); // the timeline where the cursor read `Ping(1)`
+    world.send_event(Ping(2));
+    assert_eq!(pings(&world, &mut cursor), (vec![2], 0, false));
+}
+
+#[test]
 fn restoring_a_snapshot_from_before_the_log_keeps_the_log_on() {
     let mut world = World::new();
     let saved = world.snapshot().unwrap();

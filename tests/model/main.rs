@@ -10,6 +10,7 @@ mod one_store_walks;
 mod par_model;
 mod revive_cases;
 mod revive_model;
+mod rollback_consumers;
 mod scene_model;
 mod settle_model;
 mod snapshot_model;

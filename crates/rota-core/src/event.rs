@@ -638,7 +638,20 @@ impl World {
                 cursor.next = Some(c.next_sequence());
                 read
             }
-            None => EventRead::nothing(cursor.next.unwrap_or(0)),
+            None => {
+                // No channel: a restore may have removed one this cursor read from. The cursor
+                // stays: the channel, when it comes back, numbers on past it.
+                let issued = self.issued_for(std::any::TypeId::of::<Events<E>>());
+                let mut read = EventRead::nothing(cursor.next.unwrap_or(0));
+                if let (Some(next), Some(issued)) = (cursor.next, issued) {
+                    read.rewound = Some(Rewind {
+                        to: 0,
+                        from: issued,
+                    })
+                    .filter(|r| r.strands(next));
+                }
+                read
+            }
         }
     }
 }
