@@ -38,11 +38,18 @@ use crate::world::{StoreEntry, World, downcast_mut};
 ///
 /// This trait is implemented for tuples only; its items are rota's plumbing.
 pub trait Bundle: Send + 'static {
+    /// Each component's `(NAME, UNIQUE_KEY)`, in bundle order.
+    #[doc(hidden)]
+    const KEYS: &'static [(&'static str, Option<&'static str>)];
+
     /// Fails the build if the bundle names a type with a [`Component::UNIQUE_KEY`] twice: a
     /// `const` panic naming the type, evaluated where an entry point taking the bundle is
-    /// instantiated (`let () = B::DISTINCT_KEYED_TYPES;`).
+    /// instantiated (`let () = B::DISTINCT_KEYED_TYPES;`). Written here, not in the tuple
+    /// impls' macro, so that the compile error quotes this line rather than a macro expansion.
     #[doc(hidden)]
-    const DISTINCT_KEYED_TYPES: ();
+    const DISTINCT_KEYED_TYPES: () = if let Some(name) = first_repeated_key(Self::KEYS) {
+        panic!("{}", named_twice(name).as_str())
+    };
 
     /// The name of the first component type the bundle names twice, compared by `TypeId`
     /// (so generic types too), or `None`.
@@ -136,10 +143,21 @@ fn first_repeat(types: &[(TypeId, &'static str)]) -> Option<&'static str> {
         .map(|(_, &(_, name))| name)
 }
 
-/// The compile-time half of the check: panics (at compile time, when evaluated in a `const`)
-/// naming the first type of `types` (`(NAME, UNIQUE_KEY)` in bundle order) whose key appears
-/// twice. Types without a key are left to `refuse_duplicates`.
-const fn check_distinct_keys(types: &[(&'static str, Option<&'static str>)]) {
+/// The compile-time refusal's message, naming the type.
+const fn named_twice(name: &str) -> ConstMessage {
+    ConstMessage::concat(&[
+        "a bundle names the component type `",
+        name,
+        "` twice; an entity holds one value per type: name each type once",
+    ])
+}
+
+/// The compile-time half of the check: the name of the first type of `types` (`(NAME,
+/// UNIQUE_KEY)` in bundle order) whose key appears earlier too. Types without a key are left
+/// to `refuse_duplicates`.
+const fn first_repeated_key(
+    types: &[(&'static str, Option<&'static str>)],
+) -> Option<&'static str> {
     let mut later = 1;
     while later < types.len() {
         if let (name, Some(key)) = types[later] {
@@ -148,22 +166,18 @@ const fn check_distinct_keys(types: &[(&'static str, Option<&'static str>)]) {
                 if let Some(other) = types[earlier].1
                     && str_eq(key, other)
                 {
-                    let m = ConstMessage::concat(&[
-                        "a bundle names the component type `",
-                        name,
-                        "` twice; an entity holds one value per type, so one of the two would be lost: name each type once",
-                    ]);
-                    panic!("{}", m.as_str());
+                    return Some(name);
                 }
                 earlier += 1;
             }
         }
         later += 1;
     }
+    None
 }
 
 impl Bundle for () {
-    const DISTINCT_KEYED_TYPES: () = ();
+    const KEYS: &'static [(&'static str, Option<&'static str>)] = &[];
     fn duplicate_type() -> Option<&'static str> {
         None
     }
@@ -189,8 +203,8 @@ impl Bundle for () {
 macro_rules! impl_bundle {
     ($(($T:ident, $i:tt)),+) => {
         impl<$($T: Component),+> Bundle for ($($T,)+) {
-            const DISTINCT_KEYED_TYPES: () =
-                check_distinct_keys(&[$(($T::NAME, $T::UNIQUE_KEY)),+]);
+            const KEYS: &'static [(&'static str, Option<&'static str>)] =
+                &[$(($T::NAME, $T::UNIQUE_KEY)),+];
             fn duplicate_type() -> Option<&'static str> {
                 first_repeat(&[$((TypeId::of::<$T>(), $T::NAME)),+])
             }
