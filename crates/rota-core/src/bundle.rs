@@ -120,9 +120,11 @@ pub trait Bundle: Send + 'static {
 }
 
 /// Refuses a bundle type that names one component type twice, by `TypeId`: the run-time half of
-/// the check (see the module docs), for generic types, which have no `UNIQUE_KEY`. Called once
-/// per call of an entry point, before the bundle reaches a store; for a bundle of concrete types
-/// the comparisons are of constants.
+/// the check (see the module docs), the only one that sees generic types (they have no
+/// `UNIQUE_KEY`). Called once per call of an entry point, before the bundle reaches a store;
+/// the `TypeId`s compared are constants of the bundle type, so an optimized build folds the
+/// whole check to its answer (seen in the assembly of a copy of `first_repeat` over three
+/// distinct types, rustc 1.95 `--release --emit asm`: `mov $1, %al; ret`).
 ///
 /// # Errors
 ///

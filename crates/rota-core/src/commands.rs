@@ -489,7 +489,7 @@ impl<'w, S> Commands<'w, S> {
     /// assert!(!world.is_alive(refused));
     /// assert!(matches!(
     ///     report.errors[..],
-    ///     [CommandError::DuplicateComponent { index: 0, component: "Tag", .. }]
+    ///     [CommandError::DuplicateComponent { index: 0, component: "Tag" }]
     /// ));
     /// ```
     ///

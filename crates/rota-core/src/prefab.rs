@@ -54,6 +54,7 @@ impl<B: Bundle + Clone> Prefab<B> {
     /// prefab is a definition, written once, so the mistake is reported where it is made rather
     /// than at every instance (and every prefab can then be instantiated, so
     /// [`World::instantiate`] fails only for lack of room).
+    #[track_caller]
     pub fn new(name: impl Into<String>, bundle: B) -> Prefab<B> {
         let () = B::DISTINCT_KEYED_TYPES;
         let name = name.into();

@@ -433,6 +433,7 @@ impl World {
     /// assert_eq!(spawned.len(), 100);
     /// assert_eq!(world.query::<&Id>().map(|id| id.0).sum::<u32>(), 4950);
     /// ```
+    #[track_caller]
     pub fn spawn_batch<B, I>(&mut self, bundles: I) -> Vec<Entity>
     where
         B: Bundle,
