@@ -4,6 +4,7 @@
 //! that build side by side on two cores, where one had to be built alone at the end of a
 //! cold `cargo test` (docs/testing-time.md).
 
+mod bundle_duplicates;
 mod change_detection;
 mod change_stamping;
 mod checksum_sensitivity;

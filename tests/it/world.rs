@@ -116,15 +116,6 @@ fn spawn_with_a_twelve_component_bundle() {
 }
 
 #[test]
-fn spawn_with_a_bundle_naming_a_type_twice_keeps_the_later_value() {
-    let mut world = World::new();
-    let e = world.spawn_with((A(1), B(2), A(3)));
-    assert_eq!(world.get::<A>(e), Some(&A(3)));
-    assert_eq!(world.store::<A>().unwrap().len(), 1);
-    world.check_invariants().unwrap();
-}
-
-#[test]
 fn try_spawn_with_reports_slot_exhaustion_and_changes_nothing() {
     let mut world = World::with_entities(Entities::with_slot_limit(1));
     let e = world.try_spawn_with((A(1),)).unwrap();
@@ -870,25 +861,6 @@ fn commands_spawn_panics_when_no_slot_is_left() {
     let mut commands = world.commands();
     commands.spawn(());
     commands.spawn(());
-}
-
-#[test]
-fn a_bundle_naming_a_type_twice_keeps_the_later_value_in_every_spawn_path() {
-    let mut world = World::new();
-    let single = world.spawn_with((A(1), B(5), A(2)));
-    let batch = world.spawn_batch([(A(3), B(6), A(4)), (A(5), B(7), A(6))]);
-    let mut commands = world.commands();
-    let queued = commands.spawn((A(7), A(8)));
-    assert!(world.apply(commands.finish()).is_clean());
-    assert_eq!(world.get::<A>(single), Some(&A(2)));
-    assert_eq!(world.get::<A>(batch[0]), Some(&A(4)));
-    assert_eq!(world.get::<A>(batch[1]), Some(&A(6)));
-    assert_eq!(world.get::<B>(batch[1]), Some(&B(7)));
-    assert_eq!(world.get::<A>(queued), Some(&A(8)));
-    world.check_invariants().unwrap();
-    world.despawn(batch[0]).unwrap();
-    assert_eq!(world.store::<A>().unwrap().len(), 3);
-    world.check_invariants().unwrap();
 }
 
 #[test]

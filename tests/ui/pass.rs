@@ -8,6 +8,13 @@
 // The cases declare components whose fields exist only to be declared, as trybuild allowed.
 #![allow(dead_code)]
 
+#[path = "bundle/pass-distinct-types.rs"]
+mod bundle_distinct_types;
+#[test]
+fn bundle_distinct_types_compiles_and_runs() {
+    bundle_distinct_types::main();
+}
+
 #[path = "component/pass-no-implicit-prelude.rs"]
 mod component_no_implicit_prelude;
 #[test]

@@ -23,7 +23,7 @@ use std::marker::PhantomData;
 use std::panic::{AssertUnwindSafe, catch_unwind, resume_unwind};
 use std::sync::{Arc, Mutex, PoisonError};
 
-use crate::bundle::Bundle;
+use crate::bundle::{Bundle, refuse_duplicates};
 use crate::component::Component;
 use crate::entity::{Entities, Entity, ReserveCursor};
 use crate::error::{CommandError, CommandKind, SpawnError};
@@ -45,6 +45,11 @@ enum Command {
     RemoveChildren(Entity),
     DespawnRecursive(Entity),
     Queue(QueueFn),
+    /// A spawn refused when recorded: its bundle names `component` twice. Applying it changes
+    /// nothing and reports [`CommandError::DuplicateComponent`].
+    RefusedSpawn {
+        component: &'static str,
+    },
     /// Consecutive commands of one kind and one bundle or component type.
     Run(Box<dyn CommandRun>),
 }
@@ -58,7 +63,8 @@ impl Command {
             | Command::RemoveParent(_)
             | Command::RemoveChildren(_)
             | Command::DespawnRecursive(_)
-            | Command::Queue(_) => 1,
+            | Command::Queue(_)
+            | Command::RefusedSpawn { .. } => 1,
             Command::Run(run) => run.len(),
         }
     }
@@ -465,23 +471,64 @@ impl<'w, S> Commands<'w, S> {
 
     /// Reserves an entity now and records spawning it with `bundle`.
     ///
+    /// A bundle naming a component type with a `UNIQUE_KEY` (any non-generic derived type)
+    /// twice does not build (see [`Bundle`]). One naming a generic type twice reserves nothing:
+    /// it is recorded as refused, and applying the buffer spawns nothing for it and reports
+    /// [`CommandError::DuplicateComponent`] naming the type. The handle returned for it is
+    /// never alive, so commands naming it are reported as [`CommandError::EntityNotAlive`].
+    ///
+    /// ```
+    /// # use rota::{CommandError, Component, World};
+    /// #[derive(Component, Clone)]
+    /// struct Tag<T>(T);
+    ///
+    /// let mut world = World::new();
+    /// let mut commands = world.commands();
+    /// let refused = commands.spawn((Tag(1u8), Tag(2u8)));
+    /// let report = world.apply(commands.finish());
+    /// assert!(!world.is_alive(refused));
+    /// assert!(matches!(
+    ///     report.errors[..],
+    ///     [CommandError::DuplicateComponent { index: 0, component: "Tag" }]
+    /// ));
+    /// ```
+    ///
     /// # Panics
     ///
     /// If the world has no slot left to reserve (see [`Commands::try_spawn`]).
     #[track_caller]
     pub fn spawn<B: Bundle + BundleDefers<S>>(&mut self, bundle: B) -> Entity {
-        match self.try_spawn(bundle) {
+        let () = B::DISTINCT_KEYED_TYPES;
+        if let Err(SpawnError::DuplicateComponent { component }) = refuse_duplicates::<B>() {
+            self.recorded.push(Command::RefusedSpawn { component });
+            return Entity::NEVER_ALIVE;
+        }
+        match self.record_spawn(bundle) {
             Ok(e) => e,
             Err(err) => panic!("Commands::spawn: {err}"),
         }
     }
 
-    /// Like [`Commands::spawn`], reporting slot exhaustion.
+    /// Like [`Commands::spawn`], reporting slot exhaustion and a bundle that names a generic
+    /// type twice at once.
     ///
     /// # Errors
     ///
-    /// [`SpawnError::SlotsExhausted`] if no slot is left; nothing is recorded.
+    /// [`SpawnError::SlotsExhausted`] if no slot is left, or
+    /// [`SpawnError::DuplicateComponent`] if the bundle names a type twice; nothing is
+    /// recorded or reserved.
     pub fn try_spawn<B: Bundle + BundleDefers<S>>(
+        &mut self,
+        bundle: B,
+    ) -> Result<Entity, SpawnError> {
+        let () = B::DISTINCT_KEYED_TYPES;
+        refuse_duplicates::<B>()?;
+        self.record_spawn(bundle)
+    }
+
+    /// Reserves an entity and records spawning it with `bundle`, whose types are distinct
+    /// (`refuse_duplicates`).
+    fn record_spawn<B: Bundle + BundleDefers<S>>(
         &mut self,
         bundle: B,
     ) -> Result<Entity, SpawnError> {
@@ -749,7 +796,7 @@ impl World {
             };
             let len = op.len();
             let waits = match &op {
-                Command::Despawn(_) => false,
+                Command::Despawn(_) | Command::RefusedSpawn { .. } => false,
                 // Only a run while removals are pending walks its entities.
                 Command::Run(run) => pending.any() && run.meets(pending),
                 _ => true,
@@ -808,6 +855,12 @@ impl World {
                 Command::Queue(f) => {
                     f(self);
                     state.report.applied += 1;
+                }
+                Command::RefusedSpawn { component } => {
+                    state.report.errors.push(CommandError::DuplicateComponent {
+                        index: state.index,
+                        component,
+                    });
                 }
                 Command::Run(run) => run.apply(self, &mut state),
             }

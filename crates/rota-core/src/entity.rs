@@ -111,6 +111,10 @@ impl Entity {
     pub(crate) const fn new(slot: u32, generation: u32) -> Entity {
         Entity { slot, generation }
     }
+
+    /// A handle no allocator ever makes alive: slot `u32::MAX` is never handed out (see
+    /// [`Entities::MAX_SLOTS`]). `Commands::spawn` returns it for a spawn it refused.
+    pub(crate) const NEVER_ALIVE: Entity = Entity::new(u32::MAX, 0);
 }
 
 impl fmt::Display for Entity {

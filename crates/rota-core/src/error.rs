@@ -20,6 +20,14 @@ pub enum SpawnError {
     /// The slot table could not grow.
     #[error("out of memory while growing the entity slot table")]
     OutOfMemory,
+    /// The bundle names one component type twice; an entity holds one value per type, so
+    /// one of the two would be lost. Only a generic component type (one without a
+    /// `UNIQUE_KEY`) gets this far: for any other, the bundle does not build.
+    #[error("a bundle names component `{component}` twice; an entity holds one value per type")]
+    DuplicateComponent {
+        /// The component named twice.
+        component: &'static str,
+    },
 }
 
 /// Why a store operation failed.
@@ -182,6 +190,18 @@ pub enum CommandError {
         component: Option<&'static str>,
         /// The reserved handle.
         entity: Entity,
+    },
+    /// A spawn whose bundle names one component type twice (a generic one: for any other the
+    /// bundle does not build); recorded by [`Commands::spawn`](crate::Commands::spawn), which
+    /// reserved no entity for it and returned a handle that is never alive.
+    #[error(
+        "command #{index} (spawn) skipped: its bundle names component `{component}` twice; an entity holds one value per type"
+    )]
+    DuplicateComponent {
+        /// Position of the command in its buffer.
+        index: usize,
+        /// The component named twice.
+        component: &'static str,
     },
     /// A `set_parent` command was refused when its turn came (a parent that died meanwhile, or
     /// a cycle formed by earlier commands).

@@ -92,6 +92,7 @@ mod bundle;
 pub mod checksum;
 mod commands;
 mod component;
+mod const_text;
 mod entity;
 mod error;
 pub mod event;

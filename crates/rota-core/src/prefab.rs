@@ -6,7 +6,7 @@
 //! `BundleDefers<S>` bound as `Commands::spawn`: a system can only stamp out components it
 //! declared in `defers(..)` or `writes(..)`.
 
-use crate::bundle::Bundle;
+use crate::bundle::{Bundle, refuse_duplicates};
 use crate::commands::Commands;
 use crate::entity::Entity;
 use crate::error::SpawnError;
@@ -44,11 +44,24 @@ pub struct Prefab<B> {
 
 impl<B: Bundle + Clone> Prefab<B> {
     /// A prefab called `name` whose instances start as copies of `bundle`.
+    ///
+    /// A bundle naming a component type with a `UNIQUE_KEY` (any non-generic derived type)
+    /// twice does not build (see [`Bundle`]).
+    ///
+    /// # Panics
+    ///
+    /// If `bundle` names a generic component type twice, naming the prefab and the type: a
+    /// prefab is a definition, written once, so the mistake is reported where it is made rather
+    /// than at every instance (and every prefab can then be instantiated, so
+    /// [`World::instantiate`] fails only for lack of room).
+    #[track_caller]
     pub fn new(name: impl Into<String>, bundle: B) -> Prefab<B> {
-        Prefab {
-            name: name.into(),
-            bundle,
+        let () = B::DISTINCT_KEYED_TYPES;
+        let name = name.into();
+        if let Err(err) = refuse_duplicates::<B>() {
+            panic!("Prefab::new: prefab `{name}`: {err}");
         }
+        Prefab { name, bundle }
     }
 
     /// The prefab's name (for tools and messages; instances do not record it).
@@ -82,7 +95,8 @@ impl World {
     ///
     /// # Errors
     ///
-    /// [`SpawnError`] if no slot is left; the world is unchanged.
+    /// [`SpawnError`] if no slot is left or memory runs out; the world is unchanged. (Never
+    /// [`SpawnError::DuplicateComponent`]: [`Prefab::new`] refuses such a bundle.)
     pub fn instantiate<B: Bundle + Clone>(
         &mut self,
         prefab: &Prefab<B>,

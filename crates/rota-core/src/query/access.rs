@@ -10,6 +10,8 @@
 
 use std::any::TypeId;
 
+use crate::const_text::{ConstMessage, str_eq};
+
 /// Which kind of storage an access reaches.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum Space {
@@ -129,21 +131,6 @@ pub enum ConstAccess {
     List(&'static [ConstAccess]),
 }
 
-const fn str_eq(a: &str, b: &str) -> bool {
-    let (a, b) = (a.as_bytes(), b.as_bytes());
-    if a.len() != b.len() {
-        return false;
-    }
-    let mut i = 0;
-    while i < a.len() {
-        if a[i] != b[i] {
-            return false;
-        }
-        i += 1;
-    }
-    true
-}
-
 const fn same_space(a: Space, b: Space) -> bool {
     matches!(
         (a, b),
@@ -259,57 +246,6 @@ pub const fn find_alias(access: &ConstAccess) -> Option<&'static str> {
 /// aliases.
 pub const fn find_alias_between(a: &ConstAccess, b: &ConstAccess) -> Option<&'static str> {
     first_alias(a, b, false, &mut 0)
-}
-
-/// A message built in `const` (a fixed buffer: `const fn` cannot allocate).
-struct ConstMessage {
-    buf: [u8; 512],
-    len: usize,
-}
-
-impl ConstMessage {
-    const fn new() -> ConstMessage {
-        ConstMessage {
-            buf: [0; 512],
-            len: 0,
-        }
-    }
-
-    /// The message made of `parts`, in order.
-    const fn concat(parts: &[&str]) -> ConstMessage {
-        let mut m = ConstMessage::new();
-        let mut i = 0;
-        while i < parts.len() {
-            m = m.push(parts[i]);
-            i += 1;
-        }
-        m
-    }
-
-    const fn push(mut self, s: &str) -> ConstMessage {
-        let bytes = s.as_bytes();
-        let mut i = 0;
-        // Truncate on a char boundary if the buffer is full (names are short; this is a guard).
-        while i < bytes.len() && self.len < self.buf.len() - 4 {
-            self.buf[self.len] = bytes[i];
-            self.len += 1;
-            i += 1;
-        }
-        while self.len > 0 && (self.buf[self.len - 1] & 0xC0) == 0x80 {
-            self.len -= 1;
-        }
-        if self.len > 0 && self.buf[self.len - 1] >= 0xC0 {
-            self.len -= 1;
-        }
-        self
-    }
-
-    const fn as_str(&self) -> &str {
-        match std::str::from_utf8(self.buf.split_at(self.len).0) {
-            Ok(s) => s,
-            Err(_) => "aliasing access (message could not be built)",
-        }
-    }
 }
 
 /// Fails compilation if parameter `params[last]` of system `system` aliases itself or an earlier

@@ -380,25 +380,51 @@ impl World {
     ///
     /// # Panics
     ///
-    /// If the allocator has no slot left (see [`World::try_spawn_with`]). Also if a
-    /// component's `Clone` panics while a store copies the values a
-    /// [`Snapshot`](crate::snapshot::Snapshot) shares with it (copy-on-write): the copies come
-    /// first, so nothing is spawned. A bundle that names a type twice drops the value it
-    /// replaced once the entity is whole, so a `Drop` panicking there leaves it spawned.
+    /// If the allocator has no slot left, or the bundle names a generic component type twice
+    /// (see [`World::try_spawn_with`]; nothing is spawned). Also if a component's `Clone`
+    /// panics while a store copies the values a [`Snapshot`](crate::snapshot::Snapshot)
+    /// shares with it (copy-on-write): the copies come first, so nothing is spawned.
+    ///
+    /// A bundle naming any other component type twice does not build (see [`Bundle`]).
     #[track_caller]
     pub fn spawn_with<B: Bundle>(&mut self, bundle: B) -> Entity {
-        match self.try_spawn_with(bundle) {
+        let () = B::DISTINCT_KEYED_TYPES;
+        match self.spawn_distinct(bundle) {
             Ok(e) => e,
             Err(err) => panic!("World::spawn_with: {err}"),
         }
     }
 
-    /// Spawns an entity with `bundle`, reporting slot exhaustion instead of panicking.
+    /// Spawns an entity with `bundle`, reporting failures instead of panicking.
+    ///
+    /// A bundle naming a component type with a `UNIQUE_KEY` (any non-generic derived type)
+    /// twice does not build (see [`Bundle`]); one naming a generic type twice is this error:
+    ///
+    /// ```
+    /// # use rota::{Component, SpawnError, World};
+    /// #[derive(Component, Clone)]
+    /// struct Tag<T>(T);
+    ///
+    /// let mut world = World::new();
+    /// let refused = world.try_spawn_with((Tag(1u8), Tag(2u8)));
+    /// assert!(matches!(refused, Err(SpawnError::DuplicateComponent { component: "Tag" })));
+    /// assert_eq!(world.entities().len(), 0);
+    /// ```
     ///
     /// # Errors
     ///
-    /// [`SpawnError`] if no slot is left or memory runs out; the world is unchanged.
+    /// [`SpawnError`] if no slot is left or memory runs out, or
+    /// [`SpawnError::DuplicateComponent`] if the bundle names a type twice; the world is
+    /// unchanged.
     pub fn try_spawn_with<B: Bundle>(&mut self, bundle: B) -> Result<Entity, SpawnError> {
+        let () = B::DISTINCT_KEYED_TYPES;
+        self.spawn_distinct(bundle)
+    }
+
+    /// [`World::try_spawn_with`] once the caller has evaluated `B::DISTINCT_KEYED_TYPES` (each
+    /// public entry does it itself, so that a compile error points at the user's call).
+    fn spawn_distinct<B: Bundle>(&mut self, bundle: B) -> Result<Entity, SpawnError> {
+        crate::bundle::refuse_duplicates::<B>()?; // before anything changes
         self.own_bundle_columns::<B>(); // before the entity is allocated
         let entity = self.entities.spawn()?;
         self.insert_bundle_unchecked(entity, bundle);
@@ -416,6 +442,10 @@ impl World {
     ///
     /// # Panics
     ///
+    /// If the bundle type names a generic component type twice (checked once per call, before
+    /// the iterator is advanced; nothing is spawned, even for an empty batch). A bundle naming
+    /// any other component type twice does not build (see [`Bundle`]).
+    ///
     /// If memory runs out while a store grows. The world stays consistent: the entities
     /// spawned so far keep the components of the stores that could take them, and the
     /// structural log records exactly those. A panic of the caller's iterator goes on after the
@@ -429,11 +459,16 @@ impl World {
     /// assert_eq!(spawned.len(), 100);
     /// assert_eq!(world.query::<&Id>().map(|id| id.0).sum::<u32>(), 4950);
     /// ```
+    #[track_caller]
     pub fn spawn_batch<B, I>(&mut self, bundles: I) -> Vec<Entity>
     where
         B: Bundle,
         I: IntoIterator<Item = B>,
     {
+        let () = B::DISTINCT_KEYED_TYPES;
+        if let Err(err) = crate::bundle::refuse_duplicates::<B>() {
+            panic!("World::spawn_batch: {err}");
+        }
         // Never take more bundles than there are slots left, so an endless iterator ends.
         let room = self.entities.spawnable();
         let mut bundles = bundles.into_iter().take(room);
@@ -460,47 +495,34 @@ impl World {
         // panic goes on.
         let mut attached = indices.as_ref().len();
         let mut failed = None;
-        let walked = if let Some(mut columns) = B::columns(stores, &indices) {
-            // Column by column: every bundle's values first, then their entities (fresh slots
-            // as one range), then each store's entity column and sparse entries in one pass.
-            let mut count = 0;
-            let walked = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                first.push_values(&mut columns);
+        // Column by column: every bundle's values first, then their entities (fresh slots as
+        // one range), then each store's entity column and sparse entries in one pass.
+        let mut columns = B::columns(stores, &indices);
+        let mut count = 0;
+        let walked = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            first.push_values(&mut columns);
+            count += 1;
+            for bundle in bundles {
+                bundle.push_values(&mut columns);
                 count += 1;
-                for bundle in bundles {
-                    bundle.push_values(&mut columns);
-                    count += 1;
-                }
-            }));
-            // An error leaves `out` short: `attach` drops the values beyond it. `room` bounds
-            // `count`, so only memory can run out here.
-            let _ = entities.spawn_many(count, &mut out);
-            let ascending = crate::entity::ascending_prefix(&out);
-            // Out of memory in a store: the stores before it hold the entities, the others
-            // none; the books below record exactly that before the error is raised.
-            if let Err((k, e)) = B::attach(&mut columns, &out, ascending) {
-                attached = k;
-                failed = Some(e);
             }
-            walked
-        } else {
-            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                // The bundle names a type twice: one lookup per component, the later value wins.
-                for bundle in std::iter::once(first).chain(bundles) {
-                    let Ok(entity) = entities.spawn() else { break };
-                    let replaced = bundle.insert(stores, &indices, entity);
-                    out.push(entity);
-                    // Dropped once the entity is in `out`, whose books are kept below even if
-                    // this `Drop` panics.
-                    drop(replaced);
-                }
-            }))
-        };
+        }));
+        // An error leaves `out` short: `attach` drops the values beyond it. `room` bounds
+        // `count`, so only memory can run out here.
+        let _ = entities.spawn_many(count, &mut out);
+        let ascending = crate::entity::ascending_prefix(&out);
+        // Out of memory in a store: the stores before it hold the entities, the others none;
+        // the books below record exactly that before the error is raised.
+        if let Err((k, e)) = B::attach(&mut columns, &out, ascending) {
+            attached = k;
+            failed = Some(e);
+        }
+        drop(columns); // drops the values `attach` gave no entity
         let held = &indices.as_ref()[..attached];
         membership.set_many(&out, held);
         if let Some(log) = &mut self.log {
             for &entity in &out {
-                log.spawned(entity, unique(held), &self.stores);
+                log.spawned(entity, held, &self.stores);
             }
         }
         if let Err(payload) = walked {
@@ -522,24 +544,17 @@ impl World {
         }
     }
 
-    /// Inserts `bundle` for an entity known to be alive and to hold no component (a fresh
-    /// spawn or a just-applied reservation).
-    pub(crate) fn insert_bundle_unchecked<B: Bundle>(&mut self, entity: Entity, bundle: B) {
+    /// Inserts `bundle` (whose types are distinct: `refuse_duplicates`) for an entity known to
+    /// be alive and to hold no component (a fresh spawn).
+    fn insert_bundle_unchecked<B: Bundle>(&mut self, entity: Entity, bundle: B) {
         let indices = B::register(self);
-        let mut replaced = None;
-        if let Some(mut columns) = B::columns(&mut self.stores, &indices) {
-            bundle.push(&mut columns, entity);
-        } else {
-            replaced = Some(bundle.insert(&mut self.stores, &indices, entity));
-        }
+        bundle.push(&mut B::columns(&mut self.stores, &indices), entity);
         for &i in indices.as_ref() {
             self.membership.set(entity.slot(), i);
         }
         if let Some(log) = &mut self.log {
-            log.spawned(entity, unique(indices.as_ref()), &self.stores);
+            log.spawned(entity, indices.as_ref(), &self.stores);
         }
-        // The values a repeated type replaced, dropped once the books agree (a `Drop` may panic).
-        drop(replaced);
     }
 
     /// Despawns `entity`, removing its components before the slot is freed.
@@ -1087,18 +1102,6 @@ impl World {
         }
         self.check_hierarchy()
     }
-}
-
-/// A bundle's store positions without repeats (a bundle naming a type twice stores it once),
-/// in first-occurrence order.
-fn unique(indices: &[usize]) -> &[usize] {
-    // Bundles are at most 12 long; a repeat is rare and only shortens the list.
-    let n = indices
-        .iter()
-        .enumerate()
-        .position(|(k, i)| indices[..k].contains(i))
-        .unwrap_or(indices.len());
-    &indices[..n]
 }
 
 #[cfg(test)]

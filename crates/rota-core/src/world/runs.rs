@@ -19,7 +19,8 @@ use crate::world::{World, downcast_mut};
 
 impl World {
     /// Spawns reserved entities with their bundles, in order. `taken(k, entity)` is called for
-    /// each item whose reserved slot was taken meanwhile (nothing is spawned for it).
+    /// each item whose reserved slot was taken meanwhile (nothing is spawned for it). `B` names
+    /// each type once: `Commands` refuses any other bundle before recording it.
     pub(crate) fn spawn_reserved_run<B: Bundle>(
         &mut self,
         items: Vec<(Entity, B)>,
@@ -48,7 +49,6 @@ impl World {
             ..
         } = self;
         let mut spawned: Vec<Entity> = Vec::new();
-        let mut replaced: Vec<B::Replaced> = Vec::new();
         let logging = log.is_some();
         let mut record = |membership: &mut Membership, entity: Entity| {
             for &i in indices.as_ref() {
@@ -58,52 +58,36 @@ impl World {
                 spawned.push(entity);
             }
         };
-        if let Some(mut columns) = B::columns(stores, &indices) {
-            bundle.push(&mut columns, entity);
-            record(membership, entity);
-            // Reserved slots are mostly reused ones, scattered: each item's first reads (its
-            // slot, its membership row, a sparse entry per store) are done ahead, a few items
-            // at a time (see `read_ahead.rs`).
-            let mut ahead = ReadAhead::new();
-            loop {
-                ahead.step(items.as_slice(), |(entity, _)| {
-                    let slot = entity.slot();
-                    entities.touch(slot) ^ membership.first_word(slot) ^ B::touch(&columns, slot)
-                });
-                let Some((entity, bundle)) = items.next() else {
-                    break;
-                };
-                k += 1;
-                match entities.spawn_reserved(entity) {
-                    Ok(()) => {
-                        bundle.push(&mut columns, entity);
-                        record(membership, entity);
-                    }
-                    Err(_) => taken(k - 1, entity),
+        let mut columns = B::columns(stores, &indices);
+        bundle.push(&mut columns, entity);
+        record(membership, entity);
+        // Reserved slots are mostly reused ones, scattered: each item's first reads (its slot,
+        // its membership row, a sparse entry per store) are done ahead, a few items at a time
+        // (see `read_ahead.rs`).
+        let mut ahead = ReadAhead::new();
+        loop {
+            ahead.step(items.as_slice(), |(entity, _)| {
+                let slot = entity.slot();
+                entities.touch(slot) ^ membership.first_word(slot) ^ B::touch(&columns, slot)
+            });
+            let Some((entity, bundle)) = items.next() else {
+                break;
+            };
+            k += 1;
+            match entities.spawn_reserved(entity) {
+                Ok(()) => {
+                    bundle.push(&mut columns, entity);
+                    record(membership, entity);
                 }
-            }
-        } else {
-            // A bundle that names a type twice: the values it replaces in its own entity are
-            // dropped once every entity is recorded and logged (a `Drop` may panic).
-            replaced.push(bundle.insert(stores, &indices, entity));
-            record(membership, entity);
-            for (entity, bundle) in items {
-                k += 1;
-                match entities.spawn_reserved(entity) {
-                    Ok(()) => {
-                        replaced.push(bundle.insert(stores, &indices, entity));
-                        record(membership, entity);
-                    }
-                    Err(_) => taken(k - 1, entity),
-                }
+                Err(_) => taken(k - 1, entity),
             }
         }
+        drop(columns);
         if let Some(log) = log {
             for entity in spawned {
-                log.spawned(entity, super::unique(indices.as_ref()), stores);
+                log.spawned(entity, indices.as_ref(), stores);
             }
         }
-        drop(replaced);
     }
 
     /// Inserts (or replaces) each item's component, in order, for the items `admit(k, entity,
