@@ -125,7 +125,7 @@ pub fn line_hits(line: usize, text: &str) -> Vec<JournalHit> {
     hits
 }
 
-/// "Issue #12", "issue 12", "issues 11, 12", "PR #3", "(#11)".
+/// `Issue #12`, `issue 12`, `issues 11, 12`, `PR #3`, `(#11)`.
 fn issue_numbers(text: &str) -> Vec<String> {
     let lower = text.to_ascii_lowercase();
     let b = lower.as_bytes();
@@ -149,7 +149,7 @@ fn issue_numbers(text: &str) -> Vec<String> {
             if hash {
                 i += 1;
             }
-            // "issue 12" without `#` only for the word issue(s); "PR 12" is too loose.
+            // Without `#` only after the word issue(s): `PR 12` alone is too loose.
             if (hash || word.starts_with("issue")) && b.get(i).is_some_and(u8::is_ascii_digit) {
                 let end = digits_end(b, i);
                 found.push(text[start..end].to_string());
@@ -230,7 +230,7 @@ const ORDINALS: [&str; 20] = [
     "twentieth",
 ];
 
-/// "fifteenth session", "second work period", "3rd session", "session 4", "session4".
+/// `fifteenth session`, `second work period`, `3rd session`, `session 4`, `session4`.
 fn work_periods(text: &str) -> Vec<String> {
     let lower = text.to_ascii_lowercase();
     let mut words: Vec<(usize, &str)> = Vec::new();
