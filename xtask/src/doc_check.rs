@@ -40,16 +40,32 @@ pub fn run(root: &Path) -> ExitCode {
 /// The relative-link and no-work-journal checks; prints each problem and returns how many.
 fn text_checks(root: &Path) -> std::io::Result<usize> {
     let mut problems = 0;
-    let shown = |path: &Path| path.strip_prefix(root).unwrap_or(path).display().to_string();
+    let shown = |path: &Path| {
+        path.strip_prefix(root)
+            .unwrap_or(path)
+            .display()
+            .to_string()
+    };
     for file in links::markdown_files(root)? {
         let text = std::fs::read_to_string(&file)
             .map_err(|e| std::io::Error::new(e.kind(), format!("{}: {e}", shown(&file))))?;
         for link in links::broken_links(&file, &text) {
-            eprintln!("{}:{}: link to a missing file: {}", shown(&file), link.line, link.target);
+            eprintln!(
+                "{}:{}: link to a missing file: {}",
+                shown(&file),
+                link.line,
+                link.target
+            );
             problems += 1;
         }
         for hit in journal::markdown_hits(&text) {
-            eprintln!("{}:{}: {} `{}`", shown(&file), hit.line, hit.kind, hit.found);
+            eprintln!(
+                "{}:{}: {} `{}`",
+                shown(&file),
+                hit.line,
+                hit.kind,
+                hit.found
+            );
             problems += 1;
         }
     }
@@ -60,7 +76,13 @@ fn text_checks(root: &Path) -> std::io::Result<usize> {
     for file in sources {
         let text = std::fs::read_to_string(&file)?;
         for hit in journal::rust_hits(&text) {
-            eprintln!("{}:{}: {} `{}` in a comment", shown(&file), hit.line, hit.kind, hit.found);
+            eprintln!(
+                "{}:{}: {} `{}` in a comment",
+                shown(&file),
+                hit.line,
+                hit.kind,
+                hit.found
+            );
             problems += 1;
         }
     }

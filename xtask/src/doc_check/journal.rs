@@ -182,7 +182,11 @@ fn clock_times(text: &str) -> Vec<String> {
         if hour_digits == 0 || hour_digits > 2 {
             continue;
         }
-        if start > 0 && matches!(b[start - 1], b'0'..=b'9' | b':' | b'.' | b'/' | b'#' | b'-' | b'_')
+        if start > 0
+            && matches!(
+                b[start - 1],
+                b'0'..=b'9' | b':' | b'.' | b'/' | b'#' | b'-' | b'_'
+            )
         {
             continue;
         }

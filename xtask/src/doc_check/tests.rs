@@ -120,7 +120,8 @@ mod links {
 
     #[test]
     fn reads_inline_links_and_images_outside_code() {
-        let text = "see [a](docs/a.md#part) and ![c](c.svg \"title\")\n`[x](y.md)`\n```\n[z](z.md)\n```\n";
+        let text =
+            "see [a](docs/a.md#part) and ![c](c.svg \"title\")\n`[x](y.md)`\n```\n[z](z.md)\n```\n";
         let targets: Vec<String> = link_targets(text).into_iter().map(|(_, t)| t).collect();
         assert_eq!(targets, ["docs/a.md#part", "c.svg"]);
     }
@@ -132,6 +133,9 @@ mod links {
                     [gone](docs/missing.md#x)\n";
         let broken = broken_links(&manifest, text);
         assert_eq!(broken.len(), 1);
-        assert_eq!((broken[0].line, broken[0].target.as_str()), (2, "docs/missing.md"));
+        assert_eq!(
+            (broken[0].line, broken[0].target.as_str()),
+            (2, "docs/missing.md")
+        );
     }
 }
