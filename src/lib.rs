@@ -47,9 +47,9 @@
 //! * [`rota_schedule`] — the deterministic parallel [`Schedule`], its [`ScheduleError`]s and
 //!   [`ParallelQuery::par_for_each`].
 //!
-//! The repository's `README.md` has the tour (its code blocks are compiled as doc tests of this
-//! crate, so they cannot rot, but they are not shown on this page); `ARCHITECTURE.md` has the
-//! map of the code.
+//! The repository's `README.md` has the tour and `docs/guide/` a chapter per topic (their code
+//! blocks are compiled as doc tests of this crate, so they cannot rot, but they are not shown
+//! on this page); `ARCHITECTURE.md` has the map of the code.
 //!
 //! ## Rollback
 //!
