@@ -125,7 +125,7 @@ pub fn line_hits(line: usize, text: &str) -> Vec<JournalHit> {
     hits
 }
 
-/// `Issue #12`, `issue 12`, `issues 11, 12`, `PR #3`, `(#11)`.
+/// `Issue #12`, `issue 12`, `issue-12`, `issues 11, 12`, `PR #3`, `(#11)`, `the #11 profile`.
 fn issue_numbers(text: &str) -> Vec<String> {
     let lower = text.to_ascii_lowercase();
     let b = lower.as_bytes();
@@ -142,7 +142,7 @@ fn issue_numbers(text: &str) -> Vec<String> {
             if word == "issue" && b.get(i) == Some(&b's') {
                 continue; // counted as "issues"
             }
-            while b.get(i) == Some(&b' ') {
+            while matches!(b.get(i), Some(b' ' | b'-')) {
                 i += 1;
             }
             let hash = b.get(i) == Some(&b'#');
@@ -156,12 +156,15 @@ fn issue_numbers(text: &str) -> Vec<String> {
             }
         }
     }
-    let mut from = 0;
-    while let Some(at) = lower[from..].find("(#") {
-        let start = from + at;
-        from = start + 2;
-        if b.get(start + 2).is_some_and(u8::is_ascii_digit) {
-            found.push(text[start..digits_end(b, start + 2)].to_string());
+    // A bare `#12` in prose: after a space, a `(` or a `[`, or at the start of the text.
+    for (hash, _) in text.match_indices('#') {
+        let after_word = hash == 0 || matches!(b[hash - 1], b' ' | b'\t' | b'(' | b'[');
+        let before = lower[..hash].trim_end_matches([' ', '-']);
+        let counted = ["issue", "issues", "pr", "pull request"]
+            .iter()
+            .any(|w| before.ends_with(w));
+        if after_word && !counted && b.get(hash + 1).is_some_and(u8::is_ascii_digit) {
+            found.push(text[hash..digits_end(b, hash + 1)].to_string());
         }
     }
     found

@@ -46,16 +46,23 @@ mod journal {
 
     #[test]
     fn finds_issue_numbers_in_their_usual_spellings() {
-        let text = "Issue #12: the column handle\nsee issue 19, and (#11, #12)\nissues 11, 12\n";
+        let text = "Issue #12: the column handle\nsee issue 19, and (#11, #12)\nissues 11, 12\n\
+                    the #11 profile, the issue-17 audit\n";
         assert_eq!(
             kinds(&markdown_hits(text)),
             [
                 ("issue number", "Issue #12"),
                 ("issue number", "issue 19"),
-                ("issue number", "(#11"),
+                ("issue number", "#11"),
+                ("issue number", "#12"),
                 ("issue number", "issues 11"),
+                ("issue number", "issue-17"),
+                ("issue number", "#11"),
             ]
         );
+        // Not an issue: a number after a word, a `#` in code, an attribute.
+        let fine = "entity`#0`, `#[derive(Component)]`, color#1, step #two\n";
+        assert_eq!(kinds(&markdown_hits(fine)), []);
     }
 
     #[test]
