@@ -39,8 +39,8 @@ fn is_relative(target: &str) -> bool {
         || target.starts_with('<'))
 }
 
-/// Every `(line index, target)` of an inline link or image (`[text](target)`) outside fenced
-/// code blocks and code spans.
+/// Every `(line index, target)` of an inline link or image (`[text](target)`) or a reference
+/// definition (`[name]: target`) outside fenced code blocks and code spans.
 pub fn link_targets(text: &str) -> Vec<(usize, String)> {
     let mut found = Vec::new();
     let mut in_fence = false;
@@ -53,6 +53,13 @@ pub fn link_targets(text: &str) -> Vec<(usize, String)> {
             continue;
         }
         let line = without_code_spans(line);
+        if let Some(definition) = line.trim_start().strip_prefix('[')
+            && let Some((_, target)) = definition.split_once("]:")
+        {
+            let target = target.split_whitespace().next().unwrap_or("");
+            found.push((index, target.to_string()));
+            continue;
+        }
         let mut rest = line.as_str();
         while let Some(i) = rest.find("](") {
             let after = &rest[i + 2..];

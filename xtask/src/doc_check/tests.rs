@@ -127,10 +127,10 @@ mod links {
 
     #[test]
     fn reads_inline_links_and_images_outside_code() {
-        let text =
-            "see [a](docs/a.md#part) and ![c](c.svg \"title\")\n`[x](y.md)`\n```\n[z](z.md)\n```\n";
+        let text = "see [a](docs/a.md#part) and ![c](c.svg \"title\")\n`[x](y.md)`\n```\n[z](z.md)\n```\n\
+                    [guide]: docs/guide/01.md \"First steps\"\n";
         let targets: Vec<String> = link_targets(text).into_iter().map(|(_, t)| t).collect();
-        assert_eq!(targets, ["docs/a.md#part", "c.svg"]);
+        assert_eq!(targets, ["docs/a.md#part", "c.svg", "docs/guide/01.md"]);
     }
 
     #[test]
