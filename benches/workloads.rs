@@ -89,7 +89,8 @@ fn fragmented_iter(c: &mut Criterion) {
     c.bench_function("fragmented_iter", |b| {
         b.iter(|| world.query_mut::<&mut Data>().for_each(|d| d.0 *= 2.0))
     });
-    // The way users write it: a `for` loop goes through `next()` (issue #11).
+    // The way users write it: a `for` loop goes through `next()` (docs/benchmarks.md, "A `for`
+    // loop over one run is a plain slice loop").
     c.bench_function("fragmented_iter/for", |b| {
         b.iter(|| {
             for d in world.query_mut::<&mut Data>() {

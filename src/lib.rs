@@ -47,9 +47,9 @@
 //! * [`rota_schedule`] — the deterministic parallel [`Schedule`], its [`ScheduleError`]s and
 //!   [`ParallelQuery::par_for_each`].
 //!
-//! The repository's `README.md` has the tour (its code blocks are compiled as doc tests of this
-//! crate, so they cannot rot, but they are not shown on this page); `ARCHITECTURE.md` has the
-//! map of the code.
+//! The repository's `README.md` has the tour and `docs/guide/` a chapter per topic (their code
+//! blocks are compiled as doc tests of this crate, so they cannot rot, but they are not shown
+//! on this page); `ARCHITECTURE.md` has the map of the code.
 //!
 //! ## Rollback
 //!
@@ -311,3 +311,26 @@ pub mod __private {
 #[cfg(doctest)]
 #[doc = include_str!("../README.md")]
 pub struct ReadmeDoctests;
+
+/// The guide's chapters (`docs/guide/`), each compiled and run as doc tests like the README.
+#[cfg(doctest)]
+pub mod guide {
+    #[doc = include_str!("../docs/guide/01-first-steps.md")]
+    pub struct FirstSteps;
+    #[doc = include_str!("../docs/guide/02-queries-and-filters.md")]
+    pub struct QueriesAndFilters;
+    #[doc = include_str!("../docs/guide/03-systems-and-the-compiler.md")]
+    pub struct SystemsAndTheCompiler;
+    #[doc = include_str!("../docs/guide/04-schedules-and-parallelism.md")]
+    pub struct SchedulesAndParallelism;
+    #[doc = include_str!("../docs/guide/05-changes-and-events.md")]
+    pub struct ChangesAndEvents;
+    #[doc = include_str!("../docs/guide/06-hierarchy-prefabs-scenes.md")]
+    pub struct HierarchyPrefabsScenes;
+    #[doc = include_str!("../docs/guide/07-snapshots-rollback-ggrs.md")]
+    pub struct SnapshotsRollbackGgrs;
+    #[doc = include_str!("../docs/guide/08-deterministic-code.md")]
+    pub struct DeterministicCode;
+    #[doc = include_str!("../docs/guide/09-from-bevy-ecs.md")]
+    pub struct FromBevyEcs;
+}

@@ -22,8 +22,9 @@
 //!   the same contents reached by different insert orders, store registration orders, bundles,
 //!   commands, settling and tick timing give one checksum.
 //!
-//! The two checksum bugs the issue-17 audit injected (skipping the last entity of every store;
-//! skipping zero-sized stores) are each caught here; see `docs/testing.md` for the record.
+//! Two checksum bugs injected by hand (skipping the last entity of every store; skipping
+//! zero-sized stores) are each caught here; `docs/testing.md`, "What the tests are known to
+//! catch", names the tests.
 
 use proptest::collection::vec;
 use proptest::prelude::*;

@@ -1,6 +1,6 @@
 //! The small `Commands`/`CommandQueue` API that the model tests never looked at: `len`,
-//! `is_empty`, `Debug`, and `CommandQueue::append` (which joins buffers in order). Added for the
-//! survivors of the mutation run recorded in `docs/testing.md`.
+//! `is_empty`, `Debug`, and `CommandQueue::append` (which joins buffers in order). Mutants of
+//! these survived the model tests (`cargo xtask mutants`, `docs/testing.md`).
 
 use rota::{CommandQueue, Component, World};
 

@@ -2,7 +2,7 @@
 //! the seal, scenes and rollback. The model-based property tests (random operations against an
 //! oracle, compared after every step) are the `model` binary (`tests/model/`): two binaries
 //! that build side by side on two cores, where one had to be built alone at the end of a
-//! cold `cargo test` (docs/testing-time.md).
+//! cold `cargo test` (docs/testing.md, "Test time").
 
 mod bundle_duplicates;
 mod change_detection;

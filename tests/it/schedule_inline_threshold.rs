@@ -1,7 +1,7 @@
 //! `ScheduleBuilder::inline_below`: a batch whose systems' declared stores hold at least that
 //! many entity-components runs on the pool; below it, on the calling thread. Observable through
-//! the worker threads' names (`rota-worker-N`). Added for the survivors of the mutation run
-//! recorded in `docs/testing.md` (the work estimate replaced by a constant went unnoticed).
+//! the worker threads' names (`rota-worker-N`). Without this test, a mutant replacing the work
+//! estimate by a constant survived the suite (`cargo xtask mutants`, `docs/testing.md`).
 
 use std::collections::BTreeSet;
 

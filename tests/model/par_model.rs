@@ -607,9 +607,9 @@ fn check(ops: &[Op]) {
 /// at CI's 256 cases.)
 ///
 /// At most 40 cases, even when `PROPTEST_CASES` asks for more: at CI's 256 this test alone took
-/// 84 s, the longest pole of the README's test command (docs/testing-time.md); 48 until a
-/// seventh shape (the plain join) made each case a seventh longer. The `proptest!` macro lets `PROPTEST_CASES` override any config, so
-/// this property drives its runner itself.
+/// 84 s, the longest pole of the README's test command (docs/testing.md, "Test time"); 48
+/// until a seventh shape (the plain join) made each case a seventh longer. The `proptest!`
+/// macro lets `PROPTEST_CASES` override any config, so this property drives its runner itself.
 #[test]
 fn par_walks_match_the_oracle() {
     let config = ProptestConfig {

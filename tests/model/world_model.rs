@@ -1354,7 +1354,7 @@ fn commands_heavy_op() -> impl Strategy<Value = Op> {
 
 proptest! {
     // 128 cases by default, where the other properties run 256: these two were 39 s of the
-    // `model` binary's 72 s of CPU at 256 (opt-level 0; docs/testing-time.md, 2026-12-03). CI
+    // `model` binary's 72 s of CPU at 256 (opt-level 0; docs/testing.md, "Test time"). CI
     // runs them again at 256 (`PROPTEST_CASES` in `.ci/run`'s second step), and the soak for
     // minutes.
     #![proptest_config(config_with_cases(128))]
@@ -1362,7 +1362,8 @@ proptest! {
     // Up to 180 operations: `Harness::compare` checks every handle ever issued after every
     // step, so a case costs about the square of its length; at up to 320 this test took 53 s,
     // at 240 32 s, at 200 20.5–22.7 s, the longest of the README's test command
-    // (docs/testing-time.md). Longer histories are the soak's (`cargo xtask soak`, in CI).
+    // (docs/testing.md, "Test time"). Longer histories are the soak's (`cargo xtask soak`, in
+    // CI).
     #[test]
     fn world_matches_oracle(ops in vec(op(), 1..180)) {
         run_model(&ops)?;

@@ -1,7 +1,15 @@
-//! `cargo xtask doc-check`: builds the workspace docs as a fresh clone would and fails if any page
-//! of the `rota` facade shows an unresolved intra-doc link.
+//! `cargo xtask doc-check`: the project's prose checks. It fails if
 //!
-//! Why a check beyond `RUSTDOCFLAGS="-D warnings"`: rustdoc does not warn when a link in a
+//! 1. a relative link in `README.md`, `ARCHITECTURE.md` or `docs/**/*.md` points at no file
+//!    (`links.rs`);
+//! 2. any of those files, or a `//` comment in a `.rs` file under `crates/`, `src/`, `tests/`,
+//!    `examples/`, `benches/` or `xtask/`, reads like a work journal: an issue number, the clock
+//!    time of a piece of work, a numbered work period (`journal.rs`; STYLE.md, habit 14);
+//! 3. `cargo doc` warns, or a page of the `rota` facade shows an unresolved intra-doc link.
+//!
+//! The first two read files only and run first, so they fail in a second.
+//!
+//! Why the third goes beyond `RUSTDOCFLAGS="-D warnings"`: rustdoc does not warn when a link in a
 //! re-exported item's docs points into a crate whose docs are not (yet) in the output directory —
 //! it renders the link's text with its brackets, `[`SplitError`]`. Whether those docs exist
 //! depends on the order in which cargo happened to run rustdoc, so the check deletes
@@ -10,8 +18,87 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
 
-/// Runs the check from the workspace root `root`.
+mod journal;
+mod links;
+
+/// Runs the checks from the workspace root `root`.
 pub fn run(root: &Path) -> ExitCode {
+    match text_checks(root) {
+        Ok(0) => println!("doc-check: relative links resolve; no work journal in docs or comments"),
+        Ok(problems) => {
+            eprintln!("xtask doc-check: {problems} problem(s) in the docs and comments above");
+            return ExitCode::FAILURE;
+        }
+        Err(e) => {
+            eprintln!("xtask doc-check: {e}");
+            return ExitCode::FAILURE;
+        }
+    }
+    rustdoc_check(root)
+}
+
+/// The relative-link and no-work-journal checks; prints each problem and returns how many.
+fn text_checks(root: &Path) -> std::io::Result<usize> {
+    let mut problems = 0;
+    let shown = |path: &Path| {
+        path.strip_prefix(root)
+            .unwrap_or(path)
+            .display()
+            .to_string()
+    };
+    for file in links::markdown_files(root)? {
+        let text = std::fs::read_to_string(&file)
+            .map_err(|e| std::io::Error::new(e.kind(), format!("{}: {e}", shown(&file))))?;
+        for link in links::broken_links(&file, &text) {
+            eprintln!(
+                "{}:{}: link to a missing file: {}",
+                shown(&file),
+                link.line,
+                link.target
+            );
+            problems += 1;
+        }
+        for hit in journal::markdown_hits(&text) {
+            eprintln!(
+                "{}:{}: {} `{}`",
+                shown(&file),
+                hit.line,
+                hit.kind,
+                hit.found
+            );
+            problems += 1;
+        }
+    }
+    let mut sources = Vec::new();
+    for dir in ["crates", "src", "tests", "examples", "benches", "xtask"] {
+        links::files_with_extension(&root.join(dir), "rs", &mut sources)?;
+    }
+    for file in sources {
+        let text = std::fs::read_to_string(&file)?;
+        for hit in journal::rust_hits(&text) {
+            eprintln!(
+                "{}:{}: {} `{}` in a comment",
+                shown(&file),
+                hit.line,
+                hit.kind,
+                hit.found
+            );
+            problems += 1;
+        }
+    }
+    if problems > 0 {
+        eprintln!(
+            "(docs describe the present: name the section, test or commit you mean; a genuine \
+             time that is not a time of work is allowed by `{}` on its line or alone on the line above)",
+            journal::ALLOW_MARKER
+        );
+    }
+    Ok(problems)
+}
+
+/// Builds the workspace docs as a fresh clone would and fails if any page of the `rota` facade
+/// shows an unresolved intra-doc link.
+fn rustdoc_check(root: &Path) -> ExitCode {
     let target =
         std::env::var_os("CARGO_TARGET_DIR").map_or_else(|| root.join("target"), PathBuf::from);
     let doc_dir = target.join("doc");

@@ -5,8 +5,10 @@
 //!   one of 200 plain functions doing the same work (the figure in `rota-macros`' docs).
 //! * `cargo xtask bench [--quick]` — builds and runs the peer benchmarks (`benches/peers`, its
 //!   own workspace) and writes `target/bench-report/{report.md,chart.svg}`.
-//! * `cargo xtask doc-check` — builds the docs with `-D warnings` and fails on any unresolved
-//!   intra-doc link rendered on the `rota` facade's pages (`doc_check.rs`).
+//! * `cargo xtask doc-check` — fails on a relative link to a missing file in the markdown docs,
+//!   on docs or comments that read like a work journal (issue numbers, clock times of work,
+//!   numbered work periods), on `cargo doc` warnings and on any unresolved intra-doc link
+//!   rendered on the `rota` facade's pages (`doc_check.rs`).
 //! * `cargo xtask soak --minutes N [--seed S]` — the random-ops soak against the oracle
 //!   (`soak.rs`, `tests/model/soak.rs`).
 //! * `cargo xtask mutants [--jobs N | --in-place] [--with-unit-tests] [-- <cargo-mutants args>]`
@@ -42,7 +44,7 @@ fn main() -> ExitCode {
 
 fn print_help() {
     println!(
-        "usage: cargo xtask <command>\n\ncommands:\n  ci                 run .ci/run (fmt, clippy, tests, doc tests, examples)\n  compile-cost       cargo check cost of 200 #[system]s vs 200 plain functions\n  bench [--quick]    peer benchmarks (benches/peers) -> target/bench-report/\n  doc-check          cargo doc -D warnings + no unresolved links on rota's pages\n  soak --minutes N [--seed S]  random ops vs the oracle, with schedule ticks\n  mutants [--jobs N | --in-place] [--with-unit-tests] [-- ARGS]  cargo-mutants on the core files (slow; see docs/testing.md)"
+        "usage: cargo xtask <command>\n\ncommands:\n  ci                 run .ci/run (fmt, clippy, tests, doc tests, examples)\n  compile-cost       cargo check cost of 200 #[system]s vs 200 plain functions\n  bench [--quick]    peer benchmarks (benches/peers) -> target/bench-report/\n  doc-check          relative links, no work journal, cargo doc -D warnings, rota's links\n  soak --minutes N [--seed S]  random ops vs the oracle, with schedule ticks\n  mutants [--jobs N | --in-place] [--with-unit-tests] [-- ARGS]  cargo-mutants on the core files (slow; see docs/testing.md)"
     );
 }
 

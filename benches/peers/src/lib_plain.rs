@@ -42,7 +42,7 @@ fn simple_digest((p, _): &mut (Vec<Position>, Vec<Velocity>)) -> f64 {
 /// Other plain-Rust loop styles, reported beside the lower bound: simple_iter's body in
 /// `for_each`'s closure (`plain for_each`). The same zip and the same body as the `for` loop;
 /// what differs is that the closure's parameters are `noalias` to LLVM, which then adds `x`
-/// and `y` as one pair (docs/benchmarks.md, "no `for` loop reaches `for_each`").
+/// and `y` as one pair (docs/benchmarks.md, "simple_iter: no `for` loop reaches `for_each`").
 pub fn variants(wl: Workload) -> Vec<(&'static str, Box<dyn Bench>)> {
     match wl {
         Workload::SimpleIter => vec![(

@@ -4,8 +4,8 @@
 //! few small `Copy` items, so they live here rather than on the heap. The borrowed-store list
 //! keeps one store in place (a query of one store borrows without allocating) and spills the
 //! rest; the join's columns stay a `Vec`: inline, they measured slower, since moving them
-//! cost more than the allocation (docs/benchmarks.md, "Issue #11: the per-query set-up
-//! cost", and "a query of one store skips the join").
+//! cost more than the allocation (docs/benchmarks.md, "A `for` loop over one run is a plain
+//! slice loop").
 //!
 //! Invariant: either `spill` is empty and the items are `inline[..len]`, or every item is in
 //! `spill` (and `inline` holds only placeholders). Slots past `len` hold `T::default()`

@@ -9,8 +9,8 @@
 //! finds the lines in the cache. Nothing is decided by what is read; the values are folded
 //! into one word kept opaque (`std::hint::black_box`) so the reads are not optimized away.
 //!
-//! Measured: `cargo bench --bench workloads -- commands/` (docs/benchmarks.md, "Reading ahead
-//! of scattered commands").
+//! Measured: `cargo bench --bench workloads -- commands/` (docs/benchmarks.md, "Column-wise
+//! batches and command runs").
 
 /// How many items are read ahead at a time: enough misses in flight to fill the processor's
 /// miss buffers, few enough lines (two for a despawn, two and one per store for a spawn) to

@@ -223,7 +223,8 @@ impl Schedule {
     /// Cost: one [`World::snapshot`] per tick. Snapshots share columns copy-on-write, so the
     /// snapshot itself copies no column, but every store the tick then writes is copied once
     /// (a `memcpy` for `Copy` components; figures for that deferred cost in
-    /// `docs/benchmarks.md`, "Snapshots"). The snapshot is dropped when the tick succeeds.
+    /// `docs/benchmarks.md`, "Copy-on-write snapshots"). The snapshot is dropped when the tick
+    /// succeeds.
     ///
     /// # Errors
     ///

@@ -25,7 +25,7 @@
 //!
 //! A run handed out is stamped changed as a whole when the walker takes the next run (see
 //! `QueryIter::pieces`): every item of it reaches the closure unless the closure panics.
-//! Measured: `docs/benchmarks.md`, "par_for_each hands out runs".
+//! Measured: `docs/benchmarks.md`, "Parallel loops: runs and segments".
 //!
 //! **Segments** (`par_map_segments`, and `par_for_each` on more threads): the query is cut,
 //! before it starts, into stretches of slots every so many entities of its driving store
@@ -33,8 +33,8 @@
 //! through the store's sparse array where the store holds the cut's slot), and each thread
 //! takes whole segments and runs their join itself. No thread walks for the others: not the
 //! join's per-run cost of a scattered query (runs of a few entities), nor the item-by-item
-//! merge of an `Option<&T>`. Measured: `docs/benchmarks.md`, "Segments: the join on every
-//! thread, and a faster compaction" and "`par_for_each` in segments".
+//! merge of an `Option<&T>`. Measured: `docs/benchmarks.md`, "Parallel loops: runs and
+//! segments".
 
 use std::collections::VecDeque;
 use std::sync::{Mutex, MutexGuard, PoisonError};
@@ -333,7 +333,7 @@ where
     let run = |index: usize, segment: QueryIter<'w, Q, F>| {
         // Room for a whole segment up front (it has at most `PAR_SEGMENT` matches, unless the
         // query could not be cut): a buffer grown item by item reallocates on the worker
-        // threads, and allocation is what scales worst (docs/benchmarks.md, issue 19).
+        // threads, and allocation is what scales worst (docs/benchmarks.md, "Result lists made with room").
         let mut items = lock_spare(&spare)
             .pop()
             .unwrap_or_else(|| Vec::with_capacity(PAR_SEGMENT));

@@ -441,7 +441,7 @@ impl Fates {
     /// Empty lists with room for the fates of a segment of `animals`: a few percent of
     /// animals die or give birth each tick, so with room for an eighth the lists rarely grow.
     /// (Grown from empty, they `realloc` several times per segment; on two threads at once the
-    /// walk then took 1.6–1.8× the CPU time it takes on one: docs/benchmarks.md, issue 19.)
+    /// walk then took 1.6–1.8× the CPU time it takes on one: docs/benchmarks.md, "Result lists made with room".)
     fn with_room(animals: usize) -> Fates {
         let room = animals / 8;
         Fates {

@@ -6,7 +6,7 @@
 //! [`Column`] and [`ColumnRun`] traits.
 //!
 //! Everything here is generic and `#[inline]`: each element still compiles to its own loop over
-//! a plain slice (measured: `docs/benchmarks.md`, "One skeleton for the component elements").
+//! a plain slice (measured: `docs/benchmarks.md`, "The run join").
 
 use std::slice;
 

@@ -59,14 +59,14 @@ enum Mode<'w> {
 /// everything the out-of-line refill (`advance`) touches sits behind a `Box` (`State`),
 /// planned out of line and returned as a pointer; and the drop hands that box and a count to
 /// an out-of-line `finish`, which stamps what the run handed out (see `WriteColumn`).
-/// Measured: `docs/benchmarks.md`, "Issue #11: the `for` loop in registers".
+/// Measured: `docs/benchmarks.md`, "A `for` loop over one run is a plain slice loop".
 ///
 /// A query of one settled store (`QueryIter::ONE_STORE`) has nothing to refill: it holds no
 /// box, only the few words of stamps its one run owes (`Pending`), which the drop
 /// passes to `finish` as separate arguments. Passing them as one struct, or holding the
 /// fetches themselves, made the drop glue too big to inline into the landing pad, and the loop
-/// went back to memory (measured: `docs/benchmarks.md`, "Issue #11: a query of one store
-/// allocates nothing").
+/// went back to memory (measured: `docs/benchmarks.md`, "A `for` loop over one run is a plain
+/// slice loop").
 pub struct QueryIter<'w, Q: QueryData, F: QueryData = ()> {
     /// The run being yielded (empty before the first, and always in the entity-by-entity
     /// mode). First, and checked first: `next` is a slice step plus one branch until a run ends.
@@ -390,7 +390,7 @@ impl<'w, Q: QueryData, F: QueryData> QueryIter<'w, Q, F> {
     /// Whether the query names exactly one store and its join would be plain (`&T`, `&mut T`,
     /// `(Entity, &mut T)`, `With<T>`, …): over a settled store, such a join is one run, the
     /// store's whole column, so a started query skips the join and its set-up (measured:
-    /// docs/benchmarks.md, "Issue #11: a query of one store skips the join"). One access
+    /// docs/benchmarks.md, "A `for` loop over one run is a plain slice loop"). One access
     /// cannot alias.
     const ONE_STORE: bool =
         Self::STARTS && leaf_count(&ConstAccess::List(&[Q::ACCESS, F::ACCESS])) == 1;
@@ -418,8 +418,7 @@ impl<'w, Q: QueryData, F: QueryData> QueryIter<'w, Q, F> {
     /// every query over stores filled by the same bundles — is a loop over that run alone,
     /// which LLVM unswitches out of the refill loop: a plain slice loop for one element, one
     /// exit for a tuple ([`QueryData::next_in_last`]), and it vectorizes where the body
-    /// allows (docs/benchmarks.md, "A query of one run is a plain slice loop" and "a `for`
-    /// loop over a tuple of one run").
+    /// allows (docs/benchmarks.md, "A `for` loop over one run is a plain slice loop").
     const STARTS: bool = Q::PLAIN && F::PLAIN;
 
     /// The iterator around a planned state, holding its first run if the join is plain (see

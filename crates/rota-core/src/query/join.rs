@@ -22,8 +22,7 @@
 //!
 //! Queries whose elements are all required (`&T`, `&mut T`, `Entity`, `With<T>`, no change
 //! filter) take a join of their own (`next_required_run`), which skips the cuts the other
-//! roles need. Measured: `cargo bench --bench join` (docs/benchmarks.md, "The join's per-run
-//! cost").
+//! roles need. Measured: `cargo bench --bench join` (docs/benchmarks.md, "The run join").
 
 use crate::entity::Entity;
 use crate::store::index::{StoreIndex, slot_start};
@@ -83,7 +82,7 @@ impl TickTest<'_> {
 #[doc(hidden)]
 pub struct JoinPlan<'w> {
     /// A `Vec`: an inline array was tried and measured slower (moving it cost more than the
-    /// allocation; docs/benchmarks.md, "Issue #11: the per-query set-up cost").
+    /// allocation; docs/benchmarks.md, "A `for` loop over one run is a plain slice loop").
     columns: Vec<Column<'w>>,
     /// Change filters: they cut runs where an entity's tick leaves the window.
     tests: Vec<TickTest<'w>>,

@@ -89,7 +89,7 @@ pub trait QueryData: Sealed {
     /// in the query's last run `next` takes [`QueryData::next_in_last`]); its
     /// walk is a `std::iter::Zip` of its elements' walks, which over slice iterators (`&T`,
     /// `&mut T`, `Entity`, filters) keeps one index and tests it once per item (measured:
-    /// `docs/benchmarks.md`, "Issue #11: one exit per tuple item in `for_each`"). A leaf's
+    /// `docs/benchmarks.md`, "A `for` loop over one run is a plain slice loop"). A leaf's
     /// walk is its run, or a `std` slice iterator over the same items.
     #[doc(hidden)]
     type Walk<'w>: Iterator<Item = Self::Item<'w>> + Send;
@@ -152,8 +152,8 @@ pub trait QueryData: Sealed {
     /// The next item of the query's **last** run (`QueryIter::next` when it holds it): a
     /// tuple advances every element before it tests any, so the loop has one exit condition
     /// whose count LLVM can compute, and a `for` loop over a one-run query vectorizes where
-    /// its body allows (measured: docs/benchmarks.md, "Issue #11: a `for` loop over a tuple
-    /// of one run"). In the runs before the last, `next` takes the run's own `next`, which
+    /// its body allows (measured: docs/benchmarks.md, "A `for` loop over one run is a plain
+    /// slice loop"). In the runs before the last, `next` takes the run's own `next`, which
     /// stops at the first element that ends (measured faster there, where the loop also
     /// refills). Both yield the same items because every element's run is exactly as long as
     /// the run's entities (the join hands each element the same stretch), which this relies on.

@@ -175,7 +175,7 @@ impl World {
     }
 
     /// `try_query_filtered_mut` without the `Result`: the iterator is built in place rather
-    /// than moved through one (the moves showed in the #11 profile as `memcpy`). Inline, around
+    /// than moved through one (the moves showed in a profile as `memcpy`). Inline, around
     /// the out-of-line planning, so a `for` loop's iterator lives in its caller's frame and its
     /// address never reaches a call (see `QueryIter`).
     #[inline]

@@ -61,7 +61,7 @@
 //! Cost: a settled store iterates as one slice walk, O(n), as fast as a `Vec<T>`; the `&self`
 //! walk over an unsettled store is O(highest slot) through the sparse pages; settling is
 //! O(n + k log k) for k displaced elements. Measured figures, with their command:
-//! `docs/benchmarks.md`, "Ordered iteration after churn".
+//! `docs/benchmarks.md`, "Ordered iteration after churn, and the settle".
 
 mod append;
 mod dead;

@@ -408,7 +408,7 @@ impl Plan {
         }
         // `lo..back`, copied out as one block and read in order; the result is written after the
         // prefix `..lo`, in the column's own buffer (a new one, copied into, took longer where
-        // its pages were fresh: docs/benchmarks.md, issue 19).
+        // its pages were fresh: docs/benchmarks.md, "Result lists made with room").
         let mut middle = column.split_off(self.lo).into_iter();
         let out = column;
         let mut removed: Vec<T> = Vec::with_capacity(self.removed.len());

@@ -9,7 +9,7 @@
 //! (`tests/model/column_handle.rs` still runs both on the same histories). That layer costs
 //! nothing only because the bookkeeping methods are `#[inline(always)]`: with plain `#[inline]`
 //! and two callers each, LLVM left them out of line and a loop of `World::insert` + `delete` ran
-//! 20% more instructions (docs/benchmarks.md, "the world's methods through the column handle").
+//! 20% more instructions (docs/benchmarks.md, "A typed column handle").
 //!
 //! A removal that finds a value skips the liveness check: the store matched the whole handle,
 //! generation included, and a store holds only live entities (a despawn takes the entity out of

@@ -824,7 +824,7 @@ impl World {
     /// [`EntityNotAlive`] for a dead or stale handle; nothing is stored.
     // `inline(always)`: LLVM left it out of line by size, and a loop of `insert` + `delete`
     // then ran 134 instructions per call against 104 inlined (callgrind; docs/benchmarks.md,
-    // "the world's structural methods inlined"). The append path stays out of line.
+    // "add_remove through `World`"). The append path stays out of line.
     #[inline(always)]
     pub fn insert<T: Component>(
         &mut self,
