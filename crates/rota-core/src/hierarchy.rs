@@ -36,13 +36,13 @@
 use std::collections::BTreeSet;
 use std::sync::atomic::AtomicU32;
 
-use crate::checksum::{StableHash, StableHashFn};
+use crate::access_markers::{AccessKind, Declarable};
 use crate::component::Component;
 use crate::entity::Entity;
 use crate::error::{EntityNotAlive, HierarchyError};
-use crate::snapshot::{Cloning, SnapshotPolicy};
+use crate::snapshot_policy::{Cloning, SnapshotPolicy};
+use crate::stable_hash::{StableHash, StableHashFn, StableHasher};
 use crate::store::Store;
-use crate::system::{AccessKind, Declarable};
 use crate::world::World;
 
 /// The parent of the entity holding it. Read it in queries (`Query<&ChildOf>`); change it with
@@ -452,6 +452,18 @@ impl World {
 fn insert_sorted(children: &mut Vec<Entity>, child: Entity) {
     if let Err(i) = children.binary_search_by_key(&child.slot(), |e| e.slot()) {
         children.insert(i, child);
+    }
+}
+
+// The hierarchy's components hash as the handles they hold.
+impl StableHash for ChildOf {
+    fn stable_hash(&self, h: &mut StableHasher) {
+        self.parent().stable_hash(h)
+    }
+}
+impl StableHash for Children {
+    fn stable_hash(&self, h: &mut StableHasher) {
+        self.as_slice().stable_hash(h)
     }
 }
 

@@ -14,11 +14,11 @@ use super::{
     Access, AccessSink, Borrows, ConstAccess, JoinPlan, Mode, Pending, QueryData, ReadOnly,
     ReadOnlyQueryData, Role, Sealed, Space, WholeWorld,
 };
+use crate::access_markers::{ReadOf, WriteOf};
 use crate::component::Component;
 use crate::entity::Entity;
 use crate::error::MismatchReason;
 use crate::store::index::StoreIndex;
-use crate::system::{ReadOf, WriteOf};
 use crate::tick::{ChangeWindow, Tick};
 
 /// Filter: the entity must have a `T` (its value is not fetched).

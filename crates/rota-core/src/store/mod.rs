@@ -403,15 +403,26 @@ impl<T> Store<T> {
     }
 
     /// Which halves the two stores share (after [`Store::share_from`], before a write).
-    pub(crate) fn shared_columns(&self, other: &Store<T>) -> crate::snapshot::SharedColumns {
+    pub(crate) fn shared_columns(&self, other: &Store<T>) -> SharedColumns {
         fn same<C>(a: &Half<C>, b: &Half<C>) -> bool {
             matches!((a.shared(), b.shared()), (Some(a), Some(b)) if Arc::ptr_eq(a, b))
         }
-        crate::snapshot::SharedColumns {
+        SharedColumns {
             index: same(&self.index, &other.index),
             values: same(&self.values, &other.values),
         }
     }
+}
+
+/// Which halves of one component's store a world still shares with a snapshot
+/// (`World::shares_columns_with`): what its next writes would copy.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct SharedColumns {
+    /// The structural half (sparse pages, entity column, `added` ticks, order flags): copied by
+    /// the first insert of a new entity, remove, despawn or settle.
+    pub index: bool,
+    /// The value half (values and `changed` ticks): copied by the first write.
+    pub values: bool,
 }
 
 impl<T> Default for Store<T> {

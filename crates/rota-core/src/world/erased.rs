@@ -2,9 +2,9 @@
 
 use std::any::Any;
 
-use crate::checksum::StableHasher;
 use crate::component::Component;
 use crate::entity::Entity;
+use crate::stable_hash::StableHasher;
 use crate::store::Store;
 use crate::store::index::{StoreIndex, ValuesMut, ValuesRef};
 use crate::tick::Tick;
@@ -175,7 +175,7 @@ impl<T: Component> ErasedStore for Store<T> {
             return false;
         };
         for (e, v) in self.iter() {
-            crate::checksum::StableHash::stable_hash(&e.slot(), h);
+            crate::stable_hash::StableHash::stable_hash(&e.slot(), h);
             hash(v, h);
         }
         true

@@ -9,19 +9,19 @@ mod registry;
 pub(crate) mod resources;
 mod runs;
 mod snapshot;
+mod spawn;
 
 use std::any::TypeId;
 use std::collections::BTreeMap;
 use std::panic::{AssertUnwindSafe, catch_unwind, resume_unwind};
 
-use crate::bundle::Bundle;
-use crate::commands::drop_each;
 use crate::component::Component;
 use crate::entity::{Entities, Entity};
-use crate::error::{EntityNotAlive, SpawnError};
+use crate::error::EntityNotAlive;
 use crate::read_ahead::{READ_AHEAD, ReadAhead};
 use crate::store::Store;
 use crate::tick::{CHECK_INTERVAL, ChangeWindow, Tick};
+use crate::unwind::drop_each;
 pub(crate) use erased::{AnyValues, ErasedStore, downcast_mut, downcast_ref};
 use membership::Membership;
 use registry::Registry;
@@ -342,180 +342,6 @@ impl World {
         self.spawn_with(())
     }
 
-    /// Spawns an entity with every component of `bundle` (a tuple of up to 12 components).
-    ///
-    /// ```
-    /// # use rota::{Component, World};
-    /// # #[derive(Component, Clone)] struct Name(&'static str);
-    /// let mut world = World::new();
-    /// let e = world.spawn_with((Name("ada"),));
-    /// assert_eq!(world.get::<Name>(e).unwrap().0, "ada");
-    /// ```
-    ///
-    /// # Panics
-    ///
-    /// If the allocator has no slot left (see [`World::try_spawn_with`]). Also if a
-    /// component's `Clone` panics while a store copies the values a
-    /// [`Snapshot`](crate::snapshot::Snapshot) shares with it (copy-on-write): the copies come
-    /// first, so nothing is spawned. A bundle that names a type twice drops the value it
-    /// replaced once the entity is whole, so a `Drop` panicking there leaves it spawned.
-    #[track_caller]
-    pub fn spawn_with<B: Bundle>(&mut self, bundle: B) -> Entity {
-        match self.try_spawn_with(bundle) {
-            Ok(e) => e,
-            Err(err) => panic!("World::spawn_with: {err}"),
-        }
-    }
-
-    /// Spawns an entity with `bundle`, reporting slot exhaustion instead of panicking.
-    ///
-    /// # Errors
-    ///
-    /// [`SpawnError`] if no slot is left or memory runs out; the world is unchanged.
-    pub fn try_spawn_with<B: Bundle>(&mut self, bundle: B) -> Result<Entity, SpawnError> {
-        self.own_bundle_columns::<B>(); // before the entity is allocated
-        let entity = self.entities.spawn()?;
-        self.insert_bundle_unchecked(entity, bundle);
-        Ok(entity)
-    }
-
-    /// Spawns one entity per bundle, in iteration order, returning their handles.
-    ///
-    /// Faster than a loop of [`World::spawn_with`]: each component's store is looked up once
-    /// and reserved for the iterator's size hint, every bundle's values are appended to the
-    /// typed stores, and then the entities are allocated (fresh slots as one range) and given
-    /// to each store in one pass. Fresh slots ascend, so stores that were settled stay settled.
-    /// Takes no more bundles than there are slots left, and returns what was spawned. An
-    /// empty batch changes nothing.
-    ///
-    /// # Panics
-    ///
-    /// If memory runs out while a store grows. The world stays consistent: the entities
-    /// spawned so far keep the components of the stores that could take them, and the
-    /// structural log records exactly those. A panic of the caller's iterator goes on after the
-    /// entities spawned before it are recorded, each whole.
-    ///
-    /// ```
-    /// # use rota::{Component, World};
-    /// # #[derive(Component, Clone)] struct Id(u32);
-    /// let mut world = World::new();
-    /// let spawned = world.spawn_batch((0..100).map(|i| (Id(i),)));
-    /// assert_eq!(spawned.len(), 100);
-    /// assert_eq!(world.query::<&Id>().map(|id| id.0).sum::<u32>(), 4950);
-    /// ```
-    pub fn spawn_batch<B, I>(&mut self, bundles: I) -> Vec<Entity>
-    where
-        B: Bundle,
-        I: IntoIterator<Item = B>,
-    {
-        // Never take more bundles than there are slots left, so an endless iterator ends.
-        let room = self.entities.spawnable();
-        let mut bundles = bundles.into_iter().take(room);
-        // An empty batch changes nothing: no store registered, none opened (opening one could
-        // compact it).
-        let Some(first) = bundles.next() else {
-            return Vec::new();
-        };
-        self.own_bundle_columns::<B>(); // before a new type is registered
-        let indices = B::register(self);
-        let hint = bundles.size_hint().0.saturating_add(1);
-        B::reserve(&mut self.stores, &indices, hint);
-        // A size hint may lie: the room is asked for, not required.
-        let mut out = Vec::new();
-        let _ = out.try_reserve(hint);
-        let World {
-            entities,
-            stores,
-            membership,
-            ..
-        } = self;
-        // `bundles` is the caller's iterator and may panic between two bundles: every entity
-        // spawned before that is whole, and still reaches the structural log below before the
-        // panic goes on.
-        let mut attached = indices.as_ref().len();
-        let mut failed = None;
-        let walked = if let Some(mut columns) = B::columns(stores, &indices) {
-            // Column by column: every bundle's values first, then their entities (fresh slots
-            // as one range), then each store's entity column and sparse entries in one pass.
-            let mut count = 0;
-            let walked = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                first.push_values(&mut columns);
-                count += 1;
-                for bundle in bundles {
-                    bundle.push_values(&mut columns);
-                    count += 1;
-                }
-            }));
-            // An error leaves `out` short: `attach` drops the values beyond it. `room` bounds
-            // `count`, so only memory can run out here.
-            let _ = entities.spawn_many(count, &mut out);
-            let ascending = crate::entity::ascending_prefix(&out);
-            // Out of memory in a store: the stores before it hold the entities, the others
-            // none; the books below record exactly that before the error is raised.
-            if let Err((k, e)) = B::attach(&mut columns, &out, ascending) {
-                attached = k;
-                failed = Some(e);
-            }
-            walked
-        } else {
-            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                // The bundle names a type twice: one lookup per component, the later value wins.
-                for bundle in std::iter::once(first).chain(bundles) {
-                    let Ok(entity) = entities.spawn() else { break };
-                    let replaced = bundle.insert(stores, &indices, entity);
-                    out.push(entity);
-                    // Dropped once the entity is in `out`, whose books are kept below even if
-                    // this `Drop` panics.
-                    drop(replaced);
-                }
-            }))
-        };
-        let held = &indices.as_ref()[..attached];
-        membership.set_many(&out, held);
-        if let Some(log) = &mut self.log {
-            for &entity in &out {
-                log.spawned(entity, unique(held), &self.stores);
-            }
-        }
-        if let Err(payload) = walked {
-            std::panic::resume_unwind(payload);
-        }
-        if let Some(e) = failed {
-            panic!("World::spawn_batch: {e}");
-        }
-        out
-    }
-
-    /// Before a spawn of `B` changes anything: while a snapshot may share the world's columns,
-    /// makes both halves of each of `B`'s registered stores the world's own
-    /// ([`Bundle::own_columns`]), so that a component `Clone` panicking in a copy leaves the
-    /// world as it was — no entity allocated, no type registered.
-    fn own_bundle_columns<B: Bundle>(&mut self) {
-        if self.shares_columns {
-            B::own_columns(self);
-        }
-    }
-
-    /// Inserts `bundle` for an entity known to be alive and to hold no component (a fresh
-    /// spawn or a just-applied reservation).
-    pub(crate) fn insert_bundle_unchecked<B: Bundle>(&mut self, entity: Entity, bundle: B) {
-        let indices = B::register(self);
-        let mut replaced = None;
-        if let Some(mut columns) = B::columns(&mut self.stores, &indices) {
-            bundle.push(&mut columns, entity);
-        } else {
-            replaced = Some(bundle.insert(&mut self.stores, &indices, entity));
-        }
-        for &i in indices.as_ref() {
-            self.membership.set(entity.slot(), i);
-        }
-        if let Some(log) = &mut self.log {
-            log.spawned(entity, unique(indices.as_ref()), &self.stores);
-        }
-        // The values a repeated type replaced, dropped once the books agree (a `Drop` may panic).
-        drop(replaced);
-    }
-
     /// Despawns `entity`, removing its components before the slot is freed.
     ///
     /// In a hierarchy it leaves its parent's [`Children`](crate::Children) and its children
@@ -750,7 +576,7 @@ impl World {
     pub(crate) fn finish_despawns(&mut self, pending: &mut PendingDespawns) {
         let removed = self.finish_despawns_keeping(pending);
         // One store's values at a time: a second store's panicking `Drop` does not abort.
-        if let Err(panic) = crate::commands::drop_one_by_one(removed) {
+        if let Err(panic) = crate::unwind::drop_one_by_one(removed) {
             resume_unwind(panic);
         }
     }

@@ -226,7 +226,7 @@ impl World {
         // store and resource is still restored, the ones this world had and the snapshot has
         // not are dropped last, and the first panic goes on once the world is whole.
         let mut first_panic = None;
-        let mut keep = |result: crate::commands::Unwound| {
+        let mut keep = |result: crate::unwind::Unwound| {
             if let Err(panic) = result {
                 first_panic.get_or_insert(panic);
             }
@@ -260,7 +260,7 @@ impl World {
         membership.clone_from(&source.membership);
         keep(resources.restore_from(&source.resources));
         *tick = source.tick;
-        keep(crate::commands::drop_one_by_one(gone));
+        keep(crate::unwind::drop_one_by_one(gone));
         if let Some(panic) = first_panic {
             resume_unwind(panic);
         }
