@@ -313,8 +313,18 @@ impl World {
         // Before any change: a component `Clone` panicking in a copy of a column a snapshot
         // shares leaves the world as it was.
         self.own_values_of_all(&subtree);
-        self.detach_from_parent(entity);
-        Ok(self.despawn_batch(subtree))
+        // Only survivors' links change: the links inside the subtree go with its despawns
+        // (the structural log records one `Despawned` per entity, and no `ChildOf`/`Children`
+        // removal of an entity that is despawned anyway). Every child a subtree member lists
+        // is in the subtree, so a survivor is met only as a member's parent.
+        for &member in &subtree {
+            if let Some(parent) = self.get::<ChildOf>(member).map(ChildOf::parent)
+                && !seen.contains(&parent.slot())
+            {
+                self.unlist_child(parent, member);
+            }
+        }
+        Ok(self.despawn_batch_detached(subtree))
     }
 
     /// Removes `child` from its parent's `Children` and drops its `ChildOf`.

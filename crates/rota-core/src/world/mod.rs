@@ -455,12 +455,16 @@ impl World {
         self.despawn_batch_detached(entities)
     }
 
-    /// `despawn_batch` once no entity of the batch is in a hierarchy.
+    /// `despawn_batch` once no entity of the batch has a link to a survivor (the batch is
+    /// detached, or is in no hierarchy): the links inside the batch go with it.
     ///
     /// If the caller's iterator panics, every entity it yielded before is despawned whole
     /// before the panic goes on (the removals finished, the values dropped one store at a
     /// time), so the world it leaves is whole.
-    fn despawn_batch_detached(&mut self, entities: impl IntoIterator<Item = Entity>) -> usize {
+    pub(crate) fn despawn_batch_detached(
+        &mut self,
+        entities: impl IntoIterator<Item = Entity>,
+    ) -> usize {
         let mut pending = PendingDespawns::default();
         // Taken in chunks, each read ahead first (see `read_ahead.rs`).
         let mut chunk: Vec<Entity> = Vec::with_capacity(READ_AHEAD);
