@@ -31,7 +31,8 @@ use crate::error::{CommandError, CommandKind, SpawnError};
 use crate::hierarchy::{ChildOf, Children};
 use crate::read_ahead::ReadAhead;
 use crate::unwind::drop_each;
-use crate::world::{PendingDespawns, UnsettledStore, World};
+use crate::world::despawn::PendingDespawns;
+use crate::world::{UnsettledStore, World};
 
 type QueueFn = Box<dyn FnOnce(&mut World) + Send>;
 
@@ -589,7 +590,7 @@ impl ApplyReport {
 impl World {
     /// A command buffer for this world.
     pub fn commands(&self) -> Commands<'_> {
-        Commands::new(&self.entities)
+        Commands::new(self.entities())
     }
 
     /// Applies `commands` in recorded order and settles the stores.

@@ -263,7 +263,7 @@ impl World {
     ///
     /// [`EntityNotAlive`] for a dead or stale handle; nothing changes.
     pub fn remove_children(&mut self, parent: Entity) -> Result<Vec<Entity>, EntityNotAlive> {
-        self.entities.check_alive(parent)?;
+        self.entities().check_alive(parent)?;
         let Some(Children(children)) = self.remove::<Children>(parent)? else {
             return Ok(Vec::new());
         };
@@ -295,7 +295,7 @@ impl World {
     ///
     /// [`EntityNotAlive`] for a dead or stale handle; nothing changes.
     pub fn despawn_recursive(&mut self, entity: Entity) -> Result<usize, EntityNotAlive> {
-        self.entities.check_alive(entity)?;
+        self.entities().check_alive(entity)?;
         // Each entity once: the hierarchy has no cycles, but `&mut` access to `Children` can
         // swap values into one, and the walk must still end. (Detaching `entity` from its
         // parent below does not change what is under it.)

@@ -129,13 +129,7 @@ impl World {
         }
         let ids: Vec<TypeId> = systems.iter().map(|d| d.id).collect();
         let windows = self.begin_system_runs(&ids);
-        let World {
-            entities,
-            stores: all_stores,
-            resources: all_resources,
-            ..
-        } = self;
-        let entities = &*entities;
+        let (entities, all_stores, all_resources) = self.split_parts_mut();
         let mut stores: Vec<Borrows<'w>> = windows
             .into_iter()
             .map(|w| Borrows::from_parts(entities, w))
