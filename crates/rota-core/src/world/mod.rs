@@ -1,5 +1,6 @@
 //! The `World`: the entity allocator, one store per component type, resources and the tick.
 
+pub(crate) mod checksum;
 mod column;
 pub(crate) mod despawn;
 mod erased;
@@ -9,7 +10,7 @@ mod membership;
 mod registry;
 pub(crate) mod resources;
 mod runs;
-mod snapshot;
+pub(crate) mod snapshot;
 mod spawn;
 
 use std::any::TypeId;
