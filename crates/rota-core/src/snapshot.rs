@@ -10,7 +10,7 @@
 //! added later (change ticks, event channels, logs) cannot be forgotten by snapshots.
 //!
 //! Stores are shared copy-on-write between a world and its snapshots (see
-//! [`World::snapshot`]): the `CLONE` policy's column function is what copies a shared value
+//! [`World::snapshot`](crate::World::snapshot)): the `CLONE` policy's column function is what copies a shared value
 //! column when the world writes it.
 
 pub use crate::snapshot_policy::SnapshotPolicy;
