@@ -39,7 +39,8 @@ pub use access::{
 pub use borrow::{Borrows, WholeWorld};
 pub use column::Pending;
 pub use filter::{Added, Changed, With, Without};
-pub use iter::{Piece, Pieces, QueryIter};
+pub use iter::QueryIter;
+pub use iter::pieces::{Piece, Pieces};
 pub use join::JoinPlan;
 
 pub(crate) use join::Role;
