@@ -44,6 +44,7 @@ use crate::snapshot_policy::{Cloning, SnapshotPolicy};
 use crate::stable_hash::{StableHash, StableHashFn, StableHasher};
 use crate::store::Store;
 use crate::world::World;
+use crate::world::despawn::Detach;
 
 /// The parent of the entity holding it. Read it in queries (`Query<&ChildOf>`); change it with
 /// [`World::set_parent`] / [`World::remove_parent`] or their `Commands` twins.
@@ -310,21 +311,24 @@ impl World {
             }
             next += 1;
         }
-        // Before any change: a component `Clone` panicking in a copy of a column a snapshot
-        // shares leaves the world as it was.
-        self.own_values_of_all(&subtree);
-        // Only survivors' links change: the links inside the subtree go with its despawns
-        // (the structural log records one `Despawned` per entity, and no `ChildOf`/`Children`
-        // removal of an entity that is despawned anyway). Every child a subtree member lists
-        // is in the subtree, so a survivor is met only as a member's parent.
-        for &member in &subtree {
+        // A component `Clone` panicking in a copy of a column a snapshot shares leaves the
+        // world as it was (the copies come before any change).
+        Ok(self.despawn_detaching(subtree, Detach::Subtree(&seen), Ok(())))
+    }
+
+    /// Detaches a subtree about to be despawned (`in_subtree`: its slots) from the survivors:
+    /// only their links change, the links inside it go with its despawns (the structural log
+    /// records one `Despawned` per entity, and no `ChildOf`/`Children` removal of an entity
+    /// that is despawned anyway). Every child a member lists is in the subtree, so a survivor
+    /// is met only as a member's parent.
+    pub(crate) fn detach_subtree(&mut self, subtree: &[Entity], in_subtree: &BTreeSet<u32>) {
+        for &member in subtree {
             if let Some(parent) = self.get::<ChildOf>(member).map(ChildOf::parent)
-                && !seen.contains(&parent.slot())
+                && !in_subtree.contains(&parent.slot())
             {
                 self.unlist_child(parent, member);
             }
         }
-        Ok(self.despawn_batch_detached(subtree))
     }
 
     /// Removes `child` from its parent's `Children` and drops its `ChildOf`.

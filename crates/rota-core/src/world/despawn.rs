@@ -9,12 +9,13 @@
 //! that panics unwinds out of a whole world; and a component `Clone` that panics while a store
 //! copies a column a snapshot shares does so before the first change (`own_values_of`).
 
+use std::collections::BTreeSet;
 use std::panic::{AssertUnwindSafe, catch_unwind, resume_unwind};
 
 use crate::entity::Entity;
 use crate::error::EntityNotAlive;
 use crate::read_ahead::{READ_AHEAD, ReadAhead};
-use crate::unwind::drop_each;
+use crate::unwind::{Unwound, drop_each};
 
 use super::{UnsettledStore, World, log};
 
@@ -111,25 +112,45 @@ impl World {
                     collected.push(entity);
                 }
             }));
-            // Before any change (detaching changes other entities): a component `Clone` that
-            // panics in a copy leaves the world as it was; the iterator's panic, if any, goes
-            // on first.
-            let owned = catch_unwind(AssertUnwindSafe(|| self.own_values_of_all(&collected)));
-            if let Err(panic) = owned {
-                resume_unwind(walked.err().unwrap_or(panic));
-            }
-            for &entity in &collected {
-                if self.is_alive(entity) {
-                    self.detach_for_despawn(entity);
-                }
-            }
-            let despawned = self.despawn_batch_detached(collected);
-            if let Err(panic) = walked {
-                resume_unwind(panic);
-            }
-            return despawned;
+            return self.despawn_detaching(collected, Detach::EachEntity, walked);
         }
         self.despawn_batch_detached(entities)
+    }
+
+    /// The batched despawn of entities that may have links in a hierarchy, shared by
+    /// `despawn_batch` and `despawn_recursive`; `detach` says which links change. Copies
+    /// first what a snapshot shares, then detaches, then despawns through
+    /// [`World::despawn_batch_detached`]. `walked` is how the walk that collected `batch` ended:
+    /// its panic, if any, goes on once the batch is despawned (or, if a component `Clone`
+    /// panics in a copy, at once, the world left as it was).
+    pub(crate) fn despawn_detaching(
+        &mut self,
+        batch: Vec<Entity>,
+        detach: Detach<'_>,
+        walked: Unwound,
+    ) -> usize {
+        // Before any change (detaching changes other entities): a component `Clone` that
+        // panics in a copy leaves the world as it was; the iterator's panic, if any, goes
+        // on first.
+        let owned = catch_unwind(AssertUnwindSafe(|| self.own_values_of_all(&batch)));
+        if let Err(panic) = owned {
+            resume_unwind(walked.err().unwrap_or(panic));
+        }
+        match detach {
+            Detach::EachEntity => {
+                for &entity in &batch {
+                    if self.is_alive(entity) {
+                        self.detach_for_despawn(entity);
+                    }
+                }
+            }
+            Detach::Subtree(in_subtree) => self.detach_subtree(&batch, in_subtree),
+        }
+        let despawned = self.despawn_batch_detached(batch);
+        if let Err(panic) = walked {
+            resume_unwind(panic);
+        }
+        despawned
     }
 
     /// `despawn_batch` once no entity of the batch has a link to a survivor (the batch is
@@ -302,6 +323,16 @@ impl World {
             })
             .collect()
     }
+}
+
+/// Which hierarchy links a batched despawn changes ([`World::despawn_detaching`]).
+pub(crate) enum Detach<'a> {
+    /// Each entity of the batch on its own, as [`World::despawn`] would: it leaves its
+    /// parent's `Children` and its children become roots (`despawn_batch`).
+    EachEntity,
+    /// The batch is a whole subtree (these are its slots): only links to survivors change,
+    /// the links inside it go with its despawns (`despawn_recursive`).
+    Subtree(&'a BTreeSet<u32>),
 }
 
 /// Despawns begun by [`World::despawn_later`] and not yet finished: per store (registration
