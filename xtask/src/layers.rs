@@ -198,10 +198,10 @@ pub(crate) fn check_file(rel: &str, text: &str) -> Result<(usize, Vec<BackArrow>
                 break;
             }
         }
-        // A `use crate::{…}` group may span lines: read to its closing brace.
+        // A `use crate::…{…}` group may span lines: read to its closing brace.
         let mut stmt = code[i].clone();
         let start = i;
-        if stmt.contains("crate::{") || stmt.contains("super::{") {
+        if stmt.contains("crate::") || stmt.contains("super::") {
             while depth(&stmt) > 0 && i + 1 < code.len() {
                 i += 1;
                 stmt.push(' ');
@@ -288,7 +288,9 @@ fn expand(base: &[String], tail: &str, out: &mut Vec<Vec<String>>) {
     loop {
         if let Some(group) = rest.strip_prefix('{') {
             for item in split_group(group) {
-                expand(&path, item.trim(), out);
+                if !item.trim().is_empty() {
+                    expand(&path, item.trim(), out);
+                }
             }
             return;
         }
@@ -355,6 +357,15 @@ mod tests {
         assert_eq!(count, 4);
         assert_eq!(back.len(), 2, "{back:?}");
         assert!(back.iter().all(|b| b.path.starts_with("crate::system")));
+    }
+
+    #[test]
+    fn a_group_spanning_lines_is_read_to_its_end() {
+        let text = "use crate::{\n    store::Store,\n    query::{\n        Borrows,\n    },\n};\n";
+        let (count, back) = check_file("world/mod.rs", text).unwrap();
+        assert_eq!(count, 2);
+        assert_eq!(back.len(), 1, "{back:?}");
+        assert_eq!(back[0].path, "crate::query::Borrows");
     }
 
     #[test]
