@@ -1,4 +1,11 @@
 //! The `World`: the entity allocator, one store per component type, resources and the tick.
+//!
+//! Its fields are private to this folder: queries, commands and systems reach the stores
+//! through named `#[inline]` methods (`stores_and_entities_mut`, `split_parts_mut`,
+//! `store`, `erased_store`, …). Here: the struct, the clock, lookups, inserts and removes,
+//! settling and the invariant check; spawning with bundles is in `spawn.rs`, despawning in
+//! `despawn.rs`, snapshots in `snapshot.rs`, checksums in `checksum.rs` and
+//! `full_checksum.rs`, command runs in `runs.rs`.
 
 pub(crate) mod checksum;
 mod column;
