@@ -26,10 +26,10 @@ use rota::{
 };
 
 #[derive(Component, Clone, Debug)]
-struct Hp(u32);
+struct Hp(#[allow(dead_code)] u32);
 
 #[derive(Component, Clone, Debug)]
-struct Pos(i32);
+struct Pos(#[allow(dead_code)] i32);
 
 #[derive(Event, Clone, Debug)]
 struct Ping(u32);
