@@ -245,12 +245,38 @@ fn matches<Q: QueryData, F: QueryData>(
     F::mismatch(filter, e).is_none() && Q::mismatch(data, e).is_none()
 }
 
-/// Where a query's stores come from ([`QueryIter::build`]).
-enum Source<'w> {
-    /// Borrows already split: a system's, or `&World`'s shared ones.
-    Borrows(Borrows<'w>),
-    /// A world lent whole (`World::query_mut` and its kin): the stores are split from it.
-    World(&'w mut World),
+/// Where a query's stores come from ([`QueryIter::build`]): borrows already split (a
+/// system's, or `&World`'s shared ones), or a world lent whole (`World::query_mut` and its
+/// kin), whose stores are split here. A trait rather than an enum, so that the borrow list is
+/// never moved into a wrapper on its way to the planner.
+trait Source<'w, Q: QueryData, F: QueryData> {
+    /// The planned state (the join, or the entity-by-entity walk), out of line.
+    fn plan(self) -> Box<State<'w, Q, F>>;
+    /// For a query of one store ([`QueryIter::ONE_STORE`]): the store's whole column as its
+    /// one run, or, if the store cannot give it (unsettled, through `&World`), the planned state.
+    fn plan_whole(self) -> Result<WholeRun<'w, Q>, Box<State<'w, Q, F>>>;
+}
+
+impl<'w, Q: QueryData, F: QueryData> Source<'w, Q, F> for Borrows<'w> {
+    #[inline(always)]
+    fn plan(self) -> Box<State<'w, Q, F>> {
+        State::plan_owned(self)
+    }
+    #[inline(always)]
+    fn plan_whole(self) -> Result<WholeRun<'w, Q>, Box<State<'w, Q, F>>> {
+        State::plan_whole_borrowed(self)
+    }
+}
+
+impl<'w, Q: QueryData, F: QueryData> Source<'w, Q, F> for &'w mut World {
+    #[inline(always)]
+    fn plan(self) -> Box<State<'w, Q, F>> {
+        State::plan_world(self)
+    }
+    #[inline(always)]
+    fn plan_whole(self) -> Result<WholeRun<'w, Q>, Box<State<'w, Q, F>>> {
+        Ok(State::<Q, F>::plan_whole(self))
+    }
 }
 
 /// Whether a new iterator takes its first run when built ([`QueryIter::build`]).
@@ -363,7 +389,7 @@ impl<'w, Q: QueryData, F: QueryData> QueryIter<'w, Q, F> {
     /// `World::query_mut`).
     #[inline]
     pub fn new(borrows: Borrows<'w>) -> QueryIter<'w, Q, F> {
-        Self::build(Source::Borrows(borrows), Begin::Started)
+        Self::build(borrows, Begin::Started)
     }
 
     /// A query over `borrows` that has not taken its first run, so that it can still be cut
@@ -372,7 +398,7 @@ impl<'w, Q: QueryData, F: QueryData> QueryIter<'w, Q, F> {
     #[doc(hidden)]
     #[inline]
     pub fn unstarted(borrows: Borrows<'w>) -> QueryIter<'w, Q, F> {
-        Self::build(Source::Borrows(borrows), Begin::Unstarted)
+        Self::build(borrows, Begin::Unstarted)
     }
 
     /// `world.query_filtered_mut::<Q, F>()`, planned out of line. A query of one store
@@ -380,31 +406,27 @@ impl<'w, Q: QueryData, F: QueryData> QueryIter<'w, Q, F> {
     /// store's whole column, taken here, and nothing is left to find.
     #[inline]
     pub(crate) fn from_world(world: &'w mut World) -> QueryIter<'w, Q, F> {
-        Self::build(Source::World(world), Begin::Started)
+        Self::build(world, Begin::Started)
     }
 
     /// The one construction path of every constructor above and of
-    /// [`QueryIter::unstarted_from_world`]: plans `Q` and `F` over `source` (out of line, see
-    /// `State`), then, for [`Begin::Started`], takes the first run if the join is plain
+    /// [`QueryIter::unstarted_from_world`]: plans `Q` and `F` over `source` (borrows or a
+    /// whole world; out of line, see `State`), then, for [`Begin::Started`], takes the first
+    /// run if the join is plain
     /// ([`QueryIter::started`]). A started query of one store ([`QueryIter::ONE_STORE`])
     /// skips the plan when its store is settled and holds the store's whole column instead
     /// ([`QueryIter::whole`]). Always inlined with constant arguments, so each constructor
     /// keeps only its own branch and the iterator is still built in the caller's frame.
     #[inline(always)]
-    fn build(source: Source<'w>, begin: Begin) -> QueryIter<'w, Q, F> {
+    fn build(source: impl Source<'w, Q, F>, begin: Begin) -> QueryIter<'w, Q, F> {
         let started = matches!(begin, Begin::Started);
-        let state = match source {
-            Source::World(world) if started && Self::ONE_STORE => {
-                return Self::whole(State::<Q, F>::plan_whole(world));
+        let state = if started && Self::ONE_STORE {
+            match source.plan_whole() {
+                Ok(whole) => return Self::whole(whole),
+                Err(state) => state,
             }
-            Source::World(world) => State::plan_world(world),
-            Source::Borrows(borrows) if started && Self::ONE_STORE => {
-                match State::<Q, F>::plan_whole_borrowed(borrows) {
-                    Ok(whole) => return Self::whole(whole),
-                    Err(state) => state,
-                }
-            }
-            Source::Borrows(borrows) => State::plan_owned(borrows),
+        } else {
+            source.plan()
         };
         if started {
             Self::started(state)
@@ -436,7 +458,7 @@ impl<'w, Q: QueryData, F: QueryData> QueryIter<'w, Q, F> {
 
     /// [`QueryIter::from_world`] before its first run (see [`QueryIter::unstarted`]).
     pub(crate) fn unstarted_from_world(world: &'w mut World) -> QueryIter<'w, Q, F> {
-        Self::build(Source::World(world), Begin::Unstarted)
+        Self::build(world, Begin::Unstarted)
     }
 
     /// The iterator around a planned state, before its first run.
