@@ -79,6 +79,37 @@
 //!
 //! `examples/rollback.rs` runs a two-player game under GGRS's `SyncTestSession`.
 //!
+//! ## Helpers over `Commands`
+//!
+//! A system's `Commands` is `Commands<'_, S>` for the system's marker `S`. A helper generic
+//! over `S` states what it spawns or inserts as a bound ([`BundleDefers`] for a bundle,
+//! [`DeferredBy`] for one component), and each caller's declarations are checked against it:
+//!
+//! ```
+//! use rota::{BundleDefers, Commands, Component, Entity, World, system};
+//!
+//! #[derive(Component, Clone)]
+//! struct Goblin;
+//! #[derive(Component, Clone)]
+//! struct Hp(u32);
+//!
+//! fn spawn_goblin<S>(commands: &mut Commands<'_, S>) -> Entity
+//! where
+//!     (Goblin, Hp): BundleDefers<S>,
+//! {
+//!     commands.spawn((Goblin, Hp(7)))
+//! }
+//!
+//! #[system(defers(Goblin, Hp))]
+//! fn wave(mut commands: Commands) {
+//!     spawn_goblin(&mut commands);
+//! }
+//!
+//! let mut world = World::new();
+//! assert!(world.run(wave).is_clean());
+//! assert_eq!(world.query::<&Goblin>().count(), 1);
+//! ```
+//!
 //! ## Non-goals
 //!
 //! * Wall-clock time anywhere in the simulation path.
@@ -89,7 +120,8 @@
 pub use rota_core::checksum::{StableHash, StableHasher};
 pub use rota_core::query;
 pub use rota_core::system::{
-    IntoSystem, Local, Query, Res, ResMut, System, SystemDescriptor, SystemParam, Unrestricted,
+    BundleDefers, DeferredBy, IntoSystem, Local, Query, Res, ResMut, System, SystemDescriptor,
+    SystemParam, Unrestricted,
 };
 pub use rota_core::{
     Added, ChangeWindow, Changed, ComponentTicks, Event, EventCursor, EventRead, EventReader,

@@ -812,3 +812,45 @@ proptest! {
         prop_assert_eq!(checksum(&a), checksum(&b));
     }
 }
+
+/// Tuples, ordered maps and sets and `VecDeque` hash by contents, so a resource holding them can
+/// derive `StableHash`.
+#[test]
+fn tuples_and_ordered_collections_hash_by_contents() {
+    use std::collections::{BTreeMap, BTreeSet, VecDeque};
+    fn hash_of<T: StableHash + ?Sized>(v: &T) -> u64 {
+        let mut h = StableHasher::new();
+        v.stable_hash(&mut h);
+        h.finish()
+    }
+    // A tuple is its elements in order, with nothing between them.
+    let mut parts = StableHasher::new();
+    1u32.stable_hash(&mut parts);
+    (-2i32).stable_hash(&mut parts);
+    assert_eq!(hash_of(&(1u32, -2i32)), parts.finish());
+    assert_ne!(hash_of(&(1u32, -2i32)), hash_of(&(-2i32, 1u32)));
+    // A map is its entries in key order, however it was filled.
+    let a: BTreeMap<u32, i64> = [(3, 30), (1, 10), (2, 20)].into();
+    let mut b: BTreeMap<u32, i64> = BTreeMap::new();
+    for (k, v) in [(1, 10), (2, 20), (3, 30)] {
+        b.insert(k, v);
+    }
+    assert_eq!(hash_of(&a), hash_of(&b));
+    b.insert(2, 21);
+    assert_ne!(hash_of(&a), hash_of(&b));
+    let set: BTreeSet<u8> = [3, 1, 2].into();
+    assert_eq!(hash_of(&set), hash_of(&vec![1u8, 2, 3]));
+    let deque: VecDeque<u16> = [5, 6].into();
+    assert_eq!(hash_of(&deque), hash_of(&vec![5u16, 6]));
+
+    #[derive(Resource, StableHash, Clone)]
+    struct Scores(Vec<(u32, i32)>, BTreeMap<u32, String>);
+    let mut world = World::new();
+    world.insert_resource(Scores(
+        vec![(1, -1)],
+        BTreeMap::from([(7, "x".to_string())]),
+    ));
+    let before = world.full_checksum().unwrap();
+    world.resource_mut::<Scores>().unwrap().0[0].1 = -2;
+    assert_ne!(world.full_checksum().unwrap(), before);
+}

@@ -174,6 +174,8 @@ fn truth(world: &World) -> BTreeMap<Entity, BTreeSet<&'static str>> {
             if world.get::<Pos>(e).is_some() {
                 has.insert("Pos");
             }
+            let listed: BTreeSet<&str> = world.components_of(e).unwrap().into_iter().collect();
+            assert_eq!(listed, has, "components_of {e}");
             (e, has)
         })
         .collect()

@@ -599,5 +599,43 @@ impl ApplyReport {
     }
 }
 
+/// How many commands took effect, then one line per skipped command naming it and why.
+///
+/// ```
+/// # use rota::{Component, World};
+/// # #[derive(Component, Clone)] struct Hp(u32);
+/// let mut world = World::new();
+/// let gone = world.spawn();
+/// world.despawn(gone)?;
+/// let mut commands = world.commands();
+/// commands.spawn((Hp(1),));
+/// commands.insert(gone, Hp(2));
+/// let report = world.apply(commands.finish());
+/// assert_eq!(
+///     report.to_string(),
+///     format!("1 command applied, 1 skipped:\n  {}", report.errors[0]),
+/// );
+/// # Ok::<(), rota::EntityNotAlive>(())
+/// ```
+impl std::fmt::Display for ApplyReport {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let plural = |n: usize| if n == 1 { "" } else { "s" };
+        write!(
+            f,
+            "{} command{} applied",
+            self.applied,
+            plural(self.applied)
+        )?;
+        if self.errors.is_empty() {
+            return Ok(());
+        }
+        write!(f, ", {} skipped:", self.errors.len())?;
+        for error in &self.errors {
+            write!(f, "\n  {error}")?;
+        }
+        Ok(())
+    }
+}
+
 #[cfg(test)]
 mod tests;

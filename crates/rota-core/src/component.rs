@@ -62,7 +62,7 @@ pub trait Component: 'static + Send + Sync + Sized {
     /// writes [`SnapshotPolicy::EXCLUDED`] instead. **A hand-written impl defaults to
     /// `EXCLUDED`**: write `const SNAPSHOT: SnapshotPolicy<Self> = SnapshotPolicy::CLONE;` to
     /// opt in. An excluded type is never silently left out: `World::snapshot` fails with
-    /// [`SnapshotError::NotSnapshottable`](crate::SnapshotError) naming it while any entity
+    /// [`SnapshotError::ComponentExcluded`](crate::SnapshotError::ComponentExcluded) naming it while any entity
     /// has one.
     const SNAPSHOT: SnapshotPolicy<Self> = SnapshotPolicy::EXCLUDED;
 

@@ -152,3 +152,36 @@ impl<T: StableHash> StableHash for Vec<T> {
         self.as_slice().stable_hash(h)
     }
 }
+
+/// Its length, then its elements front to back (like a slice).
+impl<T: StableHash> StableHash for std::collections::VecDeque<T> {
+    fn stable_hash(&self, h: &mut StableHasher) {
+        (self.len() as u64).stable_hash(h);
+        for v in self {
+            v.stable_hash(h);
+        }
+    }
+}
+
+/// Its length, then each key and value in ascending key order: two maps with equal contents
+/// hash alike, whatever order they were filled in. (`HashMap` has no impl: its order is
+/// not stable.)
+impl<K: StableHash, V: StableHash> StableHash for std::collections::BTreeMap<K, V> {
+    fn stable_hash(&self, h: &mut StableHasher) {
+        (self.len() as u64).stable_hash(h);
+        for (k, v) in self {
+            k.stable_hash(h);
+            v.stable_hash(h);
+        }
+    }
+}
+
+/// Its length, then its elements in ascending order.
+impl<T: StableHash> StableHash for std::collections::BTreeSet<T> {
+    fn stable_hash(&self, h: &mut StableHasher) {
+        (self.len() as u64).stable_hash(h);
+        for v in self {
+            v.stable_hash(h);
+        }
+    }
+}

@@ -12,6 +12,7 @@ mod column;
 pub(crate) mod despawn;
 mod erased;
 mod full_checksum;
+mod inspect;
 mod issued;
 pub mod log;
 mod membership;
