@@ -14,8 +14,8 @@ use std::time::{Duration, Instant};
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use rota::{
-    Component, Event, EventReader, EventWriter, Res, ResMut, Resource, Schedule, StableHash,
-    World, system,
+    Component, Event, EventReader, EventWriter, Res, ResMut, Resource, Schedule, StableHash, World,
+    system,
 };
 
 #[derive(Component, StableHash, Clone, Copy)]
@@ -99,7 +99,9 @@ fn interleaved(_: &mut Criterion) {
 fn separate(c: &mut Criterion) {
     let mut quiet = world(0);
     let mut read = world(700);
-    c.bench_function("event_retention/no_events", |b| b.iter(|| frame(&mut quiet)));
+    c.bench_function("event_retention/no_events", |b| {
+        b.iter(|| frame(&mut quiet))
+    });
     c.bench_function("event_retention/after_70k_read_events", |b| {
         b.iter(|| frame(&mut read))
     });
