@@ -24,7 +24,8 @@ const USAGE: &str = "\
 usage:
   arena [OPTIONS]                      a local match: one peer process per player
   arena --player I --local-port P --remote ADDR,.. [OPTIONS]   one peer
-  arena --capacity [--threads A,B]     the largest world whose 8-frame rollback fits a 60 Hz frame
+  arena --capacity [--threads A,B]     the largest world whose 8-frame rollback fits in a 60 Hz
+                                       frame, on each thread count (default 1,2)
 
 match options (the launcher passes them on to every peer):
   --players N          players, 2 to 4 (default 2)
@@ -49,15 +50,17 @@ one peer only:
 
 Each peer prints one `summary` line: frames simulated, rollbacks (GGRS load requests),
 frames re-simulated, the largest prediction depth (frames ahead of the confirmed frame), the
-round-trip time to each remote, and the world checksum of frame N. The launcher exits 1 if a
-peer reports a desync, fails, or the checksums differ.";
+round-trip time to each remote (ms), and the world checksum of frame N; the counters stop at
+frame N, the packet counts cover the whole run. The launcher exits 1 if a peer reports a
+desync, fails, or the checksums differ.";
 
 /// Everything the command line said.
 struct Args {
     launch: LaunchConfig,
     peer: Option<PeerConfig>,
     capacity: bool,
-    capacity_threads: Vec<usize>,
+    /// `--threads`: a peer's thread count, or the thread counts `--capacity` measures.
+    capacity_threads: Option<Vec<usize>>,
 }
 
 fn parse() -> Result<Args, String> {
@@ -74,7 +77,7 @@ fn parse() -> Result<Args, String> {
     let mut player = None;
     let mut local_port = None;
     let mut remotes: Vec<SocketAddr> = Vec::new();
-    let mut threads: Vec<usize> = vec![1];
+    let mut threads: Option<Vec<usize>> = None;
     let mut plant_here = false;
     let mut capacity = false;
     let mut args = std::env::args().skip(1);
@@ -115,14 +118,14 @@ fn parse() -> Result<Args, String> {
             "--player" => player = Some(value.parse().map_err(|e| bad(&e))?),
             "--local-port" => local_port = Some(value.parse().map_err(|e| bad(&e))?),
             "--remote" => remotes = list(&value).map_err(|e| bad(&e))?,
-            "--threads" => threads = list(&value).map_err(|e| bad(&e))?,
+            "--threads" => threads = Some(list(&value).map_err(|e| bad(&e))?),
             _ => return Err(format!("unknown option {flag}\n\n{USAGE}")),
         }
     }
     if !(2..=game::MAX_PLAYERS).contains(&launch.players) {
         return Err(format!("--players {}: 2 to 4\n\n{USAGE}", launch.players));
     }
-    if threads.contains(&0) || launch.peer_threads.contains(&0) {
+    if threads.iter().flatten().chain(&launch.peer_threads).any(|&n| n == 0) {
         return Err("thread counts start at 1".to_string());
     }
     let peer = match (player, local_port) {
@@ -141,7 +144,7 @@ fn parse() -> Result<Args, String> {
                 remotes,
                 frames: launch.frames,
                 seed: launch.seed,
-                threads: threads[0],
+                threads: threads.as_ref().and_then(|t| t.first()).copied().unwrap_or(1),
                 asteroids: launch.asteroids,
                 link: launch.link,
                 plant: plant_here,
@@ -171,17 +174,17 @@ fn list<T: std::str::FromStr>(value: &str) -> Result<Vec<T>, T::Err> {
 fn main() -> ExitCode {
     let args = match parse() {
         Ok(args) => args,
+        Err(message) if message == USAGE => {
+            println!("{message}");
+            return ExitCode::SUCCESS;
+        }
         Err(message) => {
             eprintln!("{message}");
             return ExitCode::from(2);
         }
     };
     if args.capacity {
-        let threads = if args.capacity_threads == [1] {
-            vec![1, 2]
-        } else {
-            args.capacity_threads
-        };
+        let threads = args.capacity_threads.unwrap_or_else(|| vec![1, 2]);
         capacity::run(&threads, args.launch.seed);
         return ExitCode::SUCCESS;
     }
