@@ -125,7 +125,12 @@ fn parse() -> Result<Args, String> {
     if !(2..=game::MAX_PLAYERS).contains(&launch.players) {
         return Err(format!("--players {}: 2 to 4\n\n{USAGE}", launch.players));
     }
-    if threads.iter().flatten().chain(&launch.peer_threads).any(|&n| n == 0) {
+    if threads
+        .iter()
+        .flatten()
+        .chain(&launch.peer_threads)
+        .any(|&n| n == 0)
+    {
         return Err("thread counts start at 1".to_string());
     }
     let peer = match (player, local_port) {
@@ -144,7 +149,11 @@ fn parse() -> Result<Args, String> {
                 remotes,
                 frames: launch.frames,
                 seed: launch.seed,
-                threads: threads.as_ref().and_then(|t| t.first()).copied().unwrap_or(1),
+                threads: threads
+                    .as_ref()
+                    .and_then(|t| t.first())
+                    .copied()
+                    .unwrap_or(1),
                 asteroids: launch.asteroids,
                 link: launch.link,
                 plant: plant_here,
