@@ -73,7 +73,7 @@ fn interleaved(_: &mut Criterion) {
     let mut read = world(700);
     assert_eq!(read.events::<Hit>().map_or(0, |c| c.len()), 700);
     let (mut a, mut b) = (Vec::new(), Vec::new());
-    let mut time = |w: &mut World, into: &mut Vec<Duration>| {
+    let time = |w: &mut World, into: &mut Vec<Duration>| {
         let start = Instant::now();
         for _ in 0..100 {
             black_box(frame(w));

@@ -452,7 +452,7 @@ fn a_system_that_ran_changes_the_full_checksum() {
     let mut a = build();
     let b = build();
     // Run it, then put its output back: only its last run differs.
-    a.run(count_changed);
+    assert!(a.run(count_changed).is_clean());
     a.insert_resource(Seen(0));
     assert_ne!(a.full_checksum().unwrap(), b.full_checksum().unwrap());
 }
@@ -482,13 +482,13 @@ fn a_reader_position_alone_changes_the_full_checksum() {
     // `World::run` moves no tick mark: the two worlds differ only by where the reader stands.
     let mut a = ping_world(&[]);
     a.send_event(Ping(1));
-    a.run(receive_pings);
+    assert!(a.run(receive_pings).is_clean());
     a.send_event(Ping(2));
     a.resource_mut::<Received>().unwrap().0.push(2);
 
     let mut b = ping_world(&[]);
     b.send_events([Ping(1), Ping(2)]);
-    b.run(receive_pings);
+    assert!(b.run(receive_pings).is_clean());
 
     assert_eq!(a.resource::<Received>().unwrap().0, [1, 2]);
     assert_eq!(b.resource::<Received>().unwrap().0, [1, 2]);
@@ -496,7 +496,7 @@ fn a_reader_position_alone_changes_the_full_checksum() {
     assert_eq!(b.events::<Ping>().unwrap().len(), 2);
     assert_ne!(a.full_checksum().unwrap(), b.full_checksum().unwrap());
     // Once `a`'s reader catches up, they agree.
-    a.run(receive_pings);
+    assert!(a.run(receive_pings).is_clean());
     a.resource_mut::<Received>().unwrap().0.pop();
     assert_eq!(a.full_checksum().unwrap(), b.full_checksum().unwrap());
 }
@@ -545,9 +545,9 @@ fn read_twice(mut input: EventReader<Ping>, mut got: ResMut<Received>) {
 fn a_reader_that_reads_twice_in_one_run_gets_each_event_once() {
     let mut world = ping_world(&[]);
     world.send_events([Ping(1), Ping(2)]);
-    world.run(read_twice);
+    assert!(world.run(read_twice).is_clean());
     world.send_event(Ping(3));
-    world.run(read_twice);
+    assert!(world.run(read_twice).is_clean());
     assert_eq!(world.resource::<Received>().unwrap().0, [1, 2, 3]);
 }
 

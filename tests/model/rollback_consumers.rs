@@ -25,11 +25,12 @@ use rota::{
     Schedule, Snapshot, World, system,
 };
 
+// The model tracks which components an entity has, never their values.
 #[derive(Component, Clone, Debug)]
-struct Hp(u32);
+struct Hp(#[expect(dead_code, reason = "the model tracks presence only")] u32);
 
 #[derive(Component, Clone, Debug)]
-struct Pos(i32);
+struct Pos(#[expect(dead_code, reason = "the model tracks presence only")] i32);
 
 #[derive(Event, Clone, Debug)]
 struct Ping(u32);
