@@ -49,7 +49,8 @@ one peer only:
   --plant              add a system that reads a counter outside the world
 
 Each peer prints one `summary` line: frames simulated, rollbacks (GGRS load requests),
-frames re-simulated, the largest prediction depth (frames ahead of the confirmed frame), the
+frames re-simulated (in all, and the most by one rollback), the largest prediction depth
+(frames a simulated frame ran ahead of the confirmed one), the
 round-trip time to each remote (ms), and the world checksum of frame N; the counters stop at
 frame N, the packet counts cover the whole run. The launcher exits 1 if a peer reports a
 desync, fails, or the checksums differ.";

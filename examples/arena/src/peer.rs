@@ -98,8 +98,10 @@ pub struct PeerStats {
     pub rollbacks: u64,
     /// Frames simulated again after a load.
     pub resimulated: u64,
-    /// The most frames the current frame ran ahead of the confirmed one.
+    /// The most frames a simulated frame ran ahead of the confirmed one.
     pub max_prediction: i32,
+    /// The most frames one rollback re-simulated.
+    pub max_rollback: u64,
     /// The last round-trip time GGRS measured to each remote, in ms.
     pub rtt_ms: Vec<u128>,
     /// `full_checksum` of frame N once confirmed.
@@ -121,13 +123,14 @@ impl PeerStats {
             .map_or_else(|| "none".to_string(), |c| format!("{c:#018x}"));
         format!(
             "summary player={} threads={} frames={} rollbacks={} resimulated={} \
-             max_prediction={} rtt_ms={} stalls={} packets_sent={} packets_dropped={} \
+             max_rollback={} max_prediction={} rtt_ms={} stalls={} packets_sent={} packets_dropped={} \
              checksum={checksum}",
             config.player,
             config.threads,
             self.frames,
             self.rollbacks,
             self.resimulated,
+            self.max_rollback,
             self.max_prediction,
             if rtt.is_empty() {
                 "-".to_string()
@@ -206,6 +209,7 @@ impl Game {
         // After a load, GGRS re-simulates up to the frame it was at, then advances the new one.
         if let Some(count) = after_load {
             self.stats.resimulated += count.saturating_sub(1);
+            self.stats.max_rollback = self.stats.max_rollback.max(count.saturating_sub(1));
             self.stats.frames += u64::from(count > 0);
         }
         Ok(())
@@ -365,10 +369,12 @@ fn play(
                 Err(e) => return Err(PeerError::Setup(e.to_string())),
             }
             let confirmed = session.confirmed_frame();
+            // The frame just simulated is `current_frame() - 1`; its inputs after `confirmed`
+            // were predicted (at most the prediction window, 8).
             game.stats.max_prediction = game
                 .stats
                 .max_prediction
-                .max(session.current_frame() - confirmed);
+                .max(session.current_frame() - 1 - confirmed);
             if finished_at.is_none() && confirmed >= target {
                 game.stats.checksum = game.checksums.get(&target).copied();
                 finished_at = Some(Instant::now());
