@@ -8,7 +8,6 @@
 //! acknowledgements they need to finish too. It prints one `summary` line on stdout (the
 //! launcher reads it), and exits 1 on a GGRS desync report.
 
-use std::collections::BTreeMap;
 use std::net::SocketAddr;
 use std::rc::Rc;
 use std::time::{Duration, Instant};
@@ -162,8 +161,11 @@ pub enum PeerError {
 struct Game {
     world: World,
     schedule: Schedule,
-    /// `full_checksum` of each saved frame, by frame (a re-save replaces it).
-    checksums: BTreeMap<i32, u64>,
+    /// The frame whose checksum ends the match.
+    target: i32,
+    /// `full_checksum` of the last save of `target` (a rollback that re-simulates it re-saves
+    /// it; once `target` is confirmed, the value is final).
+    target_checksum: Option<u64>,
     stats: PeerStats,
 }
 
@@ -182,7 +184,9 @@ impl Game {
                     let checksum = self.world.full_checksum().map_err(|e| e.to_string())?;
                     let snapshot = self.world.snapshot().map_err(|e| e.to_string())?;
                     cell.save(frame, Some(snapshot), Some(u128::from(checksum)));
-                    self.checksums.insert(frame, checksum);
+                    if frame == self.target {
+                        self.target_checksum = Some(checksum);
+                    }
                 }
                 GgrsRequest::LoadGameState { cell, frame } => {
                     let snapshot = cell
@@ -261,7 +265,8 @@ pub fn run(config: &PeerConfig) -> (PeerStats, Result<(), PeerError>) {
     let mut game = Game {
         world: game::new_world(config.players, config.asteroids, config.seed),
         schedule,
-        checksums: BTreeMap::new(),
+        target: i32::try_from(config.frames).unwrap_or(i32::MAX),
+        target_checksum: None,
         stats: PeerStats::default(),
     };
     let outcome = match start_session(config) {
@@ -281,7 +286,6 @@ fn play(
     session: &mut P2PSession<ArenaConfig>,
     game: &mut Game,
 ) -> Result<(), PeerError> {
-    let target = i32::try_from(config.frames).unwrap_or(i32::MAX);
     // Generous: synchronising, N frames at 60 Hz slowed by up to a tenth, and a margin.
     let deadline = Instant::now() + FRAME * config.frames * 2 + Duration::from_secs(15);
     let mut finished_at: Option<Instant> = None;
@@ -375,14 +379,11 @@ fn play(
                 .stats
                 .max_prediction
                 .max(session.current_frame() - 1 - confirmed);
-            if finished_at.is_none() && confirmed >= target {
-                game.stats.checksum = game.checksums.get(&target).copied();
+            if finished_at.is_none() && confirmed >= game.target {
+                game.stats.checksum = game.target_checksum;
                 finished_at = Some(Instant::now());
                 frozen = Some(game.stats.clone());
             }
-            // Frames far behind the confirmed one are never loaded again.
-            let keep_from = confirmed.min(target) - 16;
-            game.checksums.retain(|&f, _| f >= keep_from || f == target);
         }
         let rtt: Vec<u128> = session
             .remote_player_handles()
