@@ -5,12 +5,15 @@
 //!   `Commands`), trims and reads from random cursors on a small random capacity. After every
 //!   step, reading from each consumer's cursor returns exactly the oracle's entries (retained,
 //!   in order, numbered) and the oracle's `missed` count.
+//! * `despawn_recursive_logs_each_despawned_entity_once_and_only_survivors_links` — a subtree's
+//!   despawn logs one `Despawned` per entity of it, and `ChildOf`/`Children` changes only for
+//!   the entities that survive it.
 //! * Tags (zero-sized components) store no values: adding and removing one is O(1), never moves
 //!   another store's data, and is logged.
 
 use proptest::prelude::*;
 use rota::rota_core::log::{LogEntry, StructuralChange};
-use rota::{Component, Entity, World};
+use rota::{ChildOf, Children, Component, Entity, World};
 
 #[derive(Component, Clone, Copy, Debug, PartialEq)]
 struct A(u32);
@@ -336,4 +339,52 @@ fn a_spawn_batch_interrupted_by_a_panic_logs_what_it_spawned() {
         })
         .collect();
     assert_eq!(got, expected);
+}
+
+/// o → r → a → b: despawning r logs `Despawned` for r, a and b, once each, and of the hierarchy
+/// only what happens to o, the survivor: its `Children` (emptied, so removed). The links inside
+/// the subtree go with the despawns, unlogged. With a sibling s beside r, o keeps a shorter
+/// `Children` list (a value change, not a structural one) and only the despawns are logged.
+#[test]
+fn despawn_recursive_logs_each_despawned_entity_once_and_only_survivors_links() {
+    fn changes_after(world: &World, cursor: u64) -> Vec<StructuralChange> {
+        let log = world.structural_log().unwrap();
+        log.changes_since(cursor)
+            .map(|entry| entry.change)
+            .collect()
+    }
+    fn removed<T: Component>(entity: Entity) -> StructuralChange {
+        StructuralChange::Removed {
+            entity,
+            component: T::NAME,
+            type_id: std::any::TypeId::of::<T>(),
+        }
+    }
+    for with_sibling in [false, true] {
+        let mut world = World::new();
+        world.enable_structural_log(1024);
+        let [o, r, a, b, s] = [(); 5].map(|_| world.spawn_with((A(0),)));
+        world.set_parent(r, o).unwrap();
+        world.set_parent(a, r).unwrap();
+        world.set_parent(b, a).unwrap();
+        if with_sibling {
+            world.set_parent(s, o).unwrap();
+        }
+        let cursor = world.structural_log().unwrap().next_sequence();
+        assert_eq!(world.despawn_recursive(r), Ok(3));
+        let mut expected = Vec::new();
+        if !with_sibling {
+            expected.push(removed::<Children>(o));
+        }
+        expected.extend([r, a, b].map(StructuralChange::Despawned));
+        assert_eq!(
+            changes_after(&world, cursor),
+            expected,
+            "sibling: {with_sibling}"
+        );
+        let survivors: &[Entity] = if with_sibling { &[s] } else { &[] };
+        assert_eq!(world.children(o), survivors);
+        assert!(world.get::<ChildOf>(s).is_some() == with_sibling);
+        world.check_invariants().unwrap();
+    }
 }

@@ -25,12 +25,11 @@ use rota::{
     Schedule, Snapshot, World, system,
 };
 
-// The model tracks which components an entity has, never their values.
 #[derive(Component, Clone, Debug)]
-struct Hp(#[expect(dead_code, reason = "the model tracks presence only")] u32);
+struct Hp(#[allow(dead_code)] u32);
 
 #[derive(Component, Clone, Debug)]
-struct Pos(#[expect(dead_code, reason = "the model tracks presence only")] i32);
+struct Pos(#[allow(dead_code)] i32);
 
 #[derive(Event, Clone, Debug)]
 struct Ping(u32);

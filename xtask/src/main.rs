@@ -9,6 +9,8 @@
 //!   on docs or comments that read like a work journal (issue numbers, clock times of work,
 //!   numbered work periods), on `cargo doc` warnings and on any unresolved intra-doc link
 //!   rendered on the `rota` facade's pages (`doc_check.rs`).
+//! * `cargo xtask layers` — fails on any import in rota-core from a lower layer to a higher
+//!   one (`layers.rs`; the layers are drawn in ARCHITECTURE.md).
 //! * `cargo xtask soak --minutes N [--seed S]` — the random-ops soak against the oracle
 //!   (`soak.rs`, `tests/model/soak.rs`).
 //! * `cargo xtask mutants [--jobs N | --in-place] [--with-unit-tests] [-- <cargo-mutants args>]`
@@ -16,6 +18,7 @@
 //!   not in CI).
 
 mod doc_check;
+mod layers;
 mod mutants;
 mod soak;
 
@@ -28,6 +31,7 @@ fn main() -> ExitCode {
         Some("compile-cost") => compile_cost(),
         Some("bench") => bench(&args[1..]),
         Some("doc-check") => doc_check::run(&workspace_root()),
+        Some("layers") => layers::run(&workspace_root()),
         Some("soak") => soak::soak(&args[1..]),
         Some("mutants") => mutants::mutants(&args[1..]),
         Some("help") | Some("--help") | Some("-h") | None => {
@@ -44,7 +48,7 @@ fn main() -> ExitCode {
 
 fn print_help() {
     println!(
-        "usage: cargo xtask <command>\n\ncommands:\n  ci                 run .ci/run (fmt, clippy, tests, doc tests, examples, the arena match)\n  compile-cost       cargo check cost of 200 #[system]s vs 200 plain functions\n  bench [--quick]    peer benchmarks (benches/peers) -> target/bench-report/\n  doc-check          relative links, no work journal, cargo doc -D warnings, rota's links\n  soak --minutes N [--seed S]  random ops vs the oracle, with schedule ticks\n  mutants [--jobs N | --in-place] [--with-unit-tests] [-- ARGS]  cargo-mutants on the core files (slow; see docs/testing.md)"
+        "usage: cargo xtask <command>\n\ncommands:\n  ci                 run .ci/run (fmt, clippy, tests, doc tests, examples, the arena match)\n  compile-cost       cargo check cost of 200 #[system]s vs 200 plain functions\n  bench [--quick]    peer benchmarks (benches/peers) -> target/bench-report/\n  doc-check          relative links, no work journal, cargo doc -D warnings, rota's links\n  layers             rota-core's imports run one way, from lower layers to higher ones\n  soak --minutes N [--seed S]  random ops vs the oracle, with schedule ticks\n  mutants [--jobs N | --in-place] [--with-unit-tests] [-- ARGS]  cargo-mutants on the core files (slow; see docs/testing.md)"
     );
 }
 

@@ -20,6 +20,11 @@ use std::process::{Command, ExitCode};
 /// The files mutated: where a silent bug would break determinism or memory of entities.
 pub const FILES: &[&str] = &[
     "crates/rota-core/src/store/mod.rs",
+    "crates/rota-core/src/store/cow.rs",
+    "crates/rota-core/src/store/ticks.rs",
+    "crates/rota-core/src/store/mutation.rs",
+    "crates/rota-core/src/store/index_columns.rs",
+    "crates/rota-core/src/store/iter.rs",
     "crates/rota-core/src/store/sparse.rs",
     "crates/rota-core/src/store/index.rs",
     "crates/rota-core/src/store/settle.rs",
@@ -30,6 +35,8 @@ pub const FILES: &[&str] = &[
     "crates/rota-core/src/world/column.rs",
     "crates/rota-core/src/world/membership.rs",
     "crates/rota-core/src/world/mod.rs",
+    "crates/rota-core/src/world/spawn.rs",
+    "crates/rota-core/src/world/despawn.rs",
     "crates/rota-core/src/world/runs.rs",
     "crates/rota-core/src/world/log.rs",
     "crates/rota-core/src/world/erased.rs",
@@ -38,7 +45,9 @@ pub const FILES: &[&str] = &[
     "crates/rota-core/src/hierarchy.rs",
     "crates/rota-core/src/event.rs",
     "crates/rota-core/src/commands.rs",
-    "crates/rota-core/src/checksum.rs",
+    "crates/rota-core/src/commands/apply.rs",
+    "crates/rota-core/src/stable_hash.rs",
+    "crates/rota-core/src/world/checksum.rs",
     "crates/rota-schedule/src/plan.rs",
     "crates/rota-schedule/src/execute.rs",
 ];

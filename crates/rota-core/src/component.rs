@@ -1,7 +1,7 @@
 //! The `Component` and `Resource` traits: what may live in a `World`.
 
-use crate::checksum::StableHashFn;
-use crate::snapshot::SnapshotPolicy;
+use crate::snapshot_policy::SnapshotPolicy;
+use crate::stable_hash::StableHashFn;
 
 /// A type that can be attached to entities and stored in a [`Store`](crate::Store).
 ///
@@ -69,7 +69,7 @@ pub trait Component: 'static + Send + Sync + Sized {
     /// How [`World::full_checksum`](crate::World::full_checksum) hashes one value, if it can.
     ///
     /// The derive returns `Some` when the type implements
-    /// [`StableHash`](crate::checksum::StableHash) (e.g. `#[derive(StableHash)]`) and `None`
+    /// [`StableHash`](crate::stable_hash::StableHash) (e.g. `#[derive(StableHash)]`) and `None`
     /// otherwise; a hand-written impl returns `None` unless it overrides this (with
     /// `Some(StableHash::stable_hash)`). Known limit: the derive decides per concrete type, so
     /// a *generic* component (`Wrapper<T>`) gets `None` even when it implements `StableHash`.

@@ -19,7 +19,7 @@
 
 use std::fmt;
 
-use crate::error::{EntityNotAlive, SpawnError};
+use crate::stable_hash::{StableHash, StableHasher};
 
 /// A handle to an entity: a 32-bit slot and a 32-bit generation, 8 bytes, `Copy`.
 ///
@@ -641,8 +641,7 @@ impl Entities {
     /// Feeds the allocator's whole state to `h`: the limit, the first generation, and every
     /// slot's generation and state (alive, free or retired), in slot order. The free set is a
     /// function of the states, so two allocators that hash alike hand out the same handles.
-    pub(crate) fn stable_hash_state(&self, h: &mut crate::checksum::StableHasher) {
-        use crate::checksum::StableHash;
+    pub(crate) fn stable_hash_state(&self, h: &mut StableHasher) {
         self.slot_limit.stable_hash(h);
         self.first_generation.stable_hash(h);
         self.slots.len().stable_hash(h);
@@ -738,6 +737,42 @@ impl<'a> IntoIterator for &'a Entities {
     type IntoIter = EntitiesIter<'a>;
     fn into_iter(self) -> EntitiesIter<'a> {
         self.iter()
+    }
+}
+
+/// The entity handle is dead: despawned, stale (its slot was reused) or never handed out.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("entity {0} is not alive (despawned, stale, or from another world)")]
+pub struct EntityNotAlive(pub Entity);
+
+/// Why an entity could not be spawned.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum SpawnError {
+    /// Every slot below the limit is alive or retired.
+    #[error("no entity slot left: all {limit} slots are alive or retired")]
+    SlotsExhausted {
+        /// The allocator's slot limit.
+        limit: u32,
+    },
+    /// The slot table could not grow.
+    #[error("out of memory while growing the entity slot table")]
+    OutOfMemory,
+    /// The bundle names one component type twice; an entity holds one value per type, so
+    /// one of the two would be lost. Only a generic component type (one without a
+    /// `UNIQUE_KEY`) gets this far: for any other, the bundle does not build.
+    #[error("a bundle names component `{component}` twice; an entity holds one value per type")]
+    DuplicateComponent {
+        /// The component named twice.
+        component: &'static str,
+    },
+}
+
+/// A handle feeds its slot, then its generation.
+impl StableHash for Entity {
+    fn stable_hash(&self, h: &mut StableHasher) {
+        self.slot().stable_hash(h);
+        self.generation().stable_hash(h);
     }
 }
 

@@ -2,33 +2,7 @@
 
 use crate::entity::Entity;
 
-/// The entity handle is dead: despawned, stale (its slot was reused) or never handed out.
-#[derive(Copy, Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("entity {0} is not alive (despawned, stale, or from another world)")]
-pub struct EntityNotAlive(pub Entity);
-
-/// Why an entity could not be spawned.
-#[derive(Copy, Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[non_exhaustive]
-pub enum SpawnError {
-    /// Every slot below the limit is alive or retired.
-    #[error("no entity slot left: all {limit} slots are alive or retired")]
-    SlotsExhausted {
-        /// The allocator's slot limit.
-        limit: u32,
-    },
-    /// The slot table could not grow.
-    #[error("out of memory while growing the entity slot table")]
-    OutOfMemory,
-    /// The bundle names one component type twice; an entity holds one value per type, so
-    /// one of the two would be lost. Only a generic component type (one without a
-    /// `UNIQUE_KEY`) gets this far: for any other, the bundle does not build.
-    #[error("a bundle names component `{component}` twice; an entity holds one value per type")]
-    DuplicateComponent {
-        /// The component named twice.
-        component: &'static str,
-    },
-}
+pub use crate::entity::{EntityNotAlive, SpawnError};
 
 /// Why a store operation failed.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, thiserror::Error)]

@@ -57,11 +57,11 @@ use std::collections::{BTreeMap, VecDeque};
 use std::marker::PhantomData;
 use std::sync::{Mutex, PoisonError};
 
-use crate::checksum::{StableHash, StableHashFn};
 use crate::commands::{CommandQueue, EventOp};
 use crate::component::Resource;
 use crate::sequence::{NumberedStream, Numbering, Rewind};
-use crate::snapshot::SnapshotPolicy;
+use crate::snapshot_policy::SnapshotPolicy;
+use crate::stable_hash::{StableHash, StableHashFn};
 use crate::world::World;
 
 /// How many events a channel retains unless [`World::init_events`] says otherwise.

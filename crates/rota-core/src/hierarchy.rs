@@ -36,14 +36,15 @@
 use std::collections::BTreeSet;
 use std::sync::atomic::AtomicU32;
 
-use crate::checksum::{StableHash, StableHashFn};
+use crate::access_markers::{AccessKind, Declarable};
 use crate::component::Component;
 use crate::entity::Entity;
 use crate::error::{EntityNotAlive, HierarchyError};
-use crate::snapshot::{Cloning, SnapshotPolicy};
+use crate::snapshot_policy::{Cloning, SnapshotPolicy};
+use crate::stable_hash::{StableHash, StableHashFn, StableHasher};
 use crate::store::Store;
-use crate::system::{AccessKind, Declarable};
 use crate::world::World;
+use crate::world::despawn::Detach;
 
 /// The parent of the entity holding it. Read it in queries (`Query<&ChildOf>`); change it with
 /// [`World::set_parent`] / [`World::remove_parent`] or their `Commands` twins.
@@ -263,7 +264,7 @@ impl World {
     ///
     /// [`EntityNotAlive`] for a dead or stale handle; nothing changes.
     pub fn remove_children(&mut self, parent: Entity) -> Result<Vec<Entity>, EntityNotAlive> {
-        self.entities.check_alive(parent)?;
+        self.entities().check_alive(parent)?;
         let Some(Children(children)) = self.remove::<Children>(parent)? else {
             return Ok(Vec::new());
         };
@@ -295,7 +296,7 @@ impl World {
     ///
     /// [`EntityNotAlive`] for a dead or stale handle; nothing changes.
     pub fn despawn_recursive(&mut self, entity: Entity) -> Result<usize, EntityNotAlive> {
-        self.entities.check_alive(entity)?;
+        self.entities().check_alive(entity)?;
         // Each entity once: the hierarchy has no cycles, but `&mut` access to `Children` can
         // swap values into one, and the walk must still end. (Detaching `entity` from its
         // parent below does not change what is under it.)
@@ -310,11 +311,24 @@ impl World {
             }
             next += 1;
         }
-        // Before any change: a component `Clone` panicking in a copy of a column a snapshot
-        // shares leaves the world as it was.
-        self.own_values_of_all(&subtree);
-        self.detach_from_parent(entity);
-        Ok(self.despawn_batch(subtree))
+        // A component `Clone` panicking in a copy of a column a snapshot shares leaves the
+        // world as it was (the copies come before any change).
+        Ok(self.despawn_detaching(subtree, Detach::Subtree(&seen), Ok(())))
+    }
+
+    /// Detaches a subtree about to be despawned (`in_subtree`: its slots) from the survivors:
+    /// only their links change, the links inside it go with its despawns (the structural log
+    /// records one `Despawned` per entity, and no `ChildOf`/`Children` removal of an entity
+    /// that is despawned anyway). Every child a member lists is in the subtree, so a survivor
+    /// is met only as a member's parent.
+    pub(crate) fn detach_subtree(&mut self, subtree: &[Entity], in_subtree: &BTreeSet<u32>) {
+        for &member in subtree {
+            if let Some(parent) = self.get::<ChildOf>(member).map(ChildOf::parent)
+                && !in_subtree.contains(&parent.slot())
+            {
+                self.unlist_child(parent, member);
+            }
+        }
     }
 
     /// Removes `child` from its parent's `Children` and drops its `ChildOf`.
@@ -455,54 +469,17 @@ fn insert_sorted(children: &mut Vec<Entity>, child: Entity) {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    //! The invariant checker on hierarchies no public method can make: consistent cycles,
-    //! built here from the private constructors.
-    use super::{ChildOf, Children};
-    use crate::world::World;
-
-    #[test]
-    fn a_cycle_whose_lists_agree_is_found_and_so_is_a_chain_hanging_from_it() {
-        let mut world = World::new();
-        let [a, b, c] = [(); 3].map(|_| world.spawn());
-        // a <- b <- a, each listing the other; c hangs from b.
-        world.insert(a, ChildOf(b)).unwrap();
-        world.insert(b, ChildOf(a)).unwrap();
-        world.insert(c, ChildOf(b)).unwrap();
-        world.insert(a, Children(vec![b])).unwrap();
-        world.insert(b, Children(vec![a, c])).unwrap();
-        let error = world.check_hierarchy().unwrap_err();
-        assert!(error.contains("is on a parent cycle"), "{error}");
-        // Walked from `c` first (the cycle's entities are slots 0 and 1 either way).
-        world.remove::<ChildOf>(a).unwrap();
-        world.remove::<Children>(b).unwrap();
-        world.insert(b, Children(vec![c])).unwrap();
-        world.insert(a, Children(vec![b])).unwrap();
-        world.check_hierarchy().unwrap();
-    }
-
-    #[test]
-    fn deep_and_wide_hierarchies_pass_and_a_late_cycle_is_still_found() {
-        let mut world = World::new();
-        let chain: Vec<_> = (0..2000).map(|_| world.spawn()).collect();
-        // Built from the bottom up, as `set_parent`'s docs advise for long chains.
-        for pair in chain.windows(2).rev() {
-            world.set_parent(pair[1], pair[0]).unwrap();
-        }
-        let root = chain[0];
-        let wide: Vec<_> = (0..2000).map(|_| world.spawn()).collect();
-        for &leaf in &wide {
-            world.set_parent(leaf, root).unwrap();
-        }
-        world.check_hierarchy().unwrap();
-        assert_eq!(world.children(root).len(), 2001);
-        // Close the chain into a loop behind the hierarchy's back: root's parent is the
-        // deepest entity, which lists it. Every walk so far ended at `root`; now none does.
-        let deepest = *chain.last().unwrap();
-        world.insert(root, ChildOf(deepest)).unwrap();
-        world.insert(deepest, Children(vec![root])).unwrap();
-        let error = world.check_hierarchy().unwrap_err();
-        assert!(error.contains("is on a parent cycle"), "{error}");
+// The hierarchy's components hash as the handles they hold.
+impl StableHash for ChildOf {
+    fn stable_hash(&self, h: &mut StableHasher) {
+        self.parent().stable_hash(h)
     }
 }
+impl StableHash for Children {
+    fn stable_hash(&self, h: &mut StableHasher) {
+        self.as_slice().stable_hash(h)
+    }
+}
+
+#[cfg(test)]
+mod tests;

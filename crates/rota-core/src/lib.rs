@@ -88,6 +88,7 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+mod access_markers;
 mod bundle;
 pub mod checksum;
 mod commands;
@@ -103,9 +104,12 @@ pub mod query;
 mod read_ahead;
 pub mod sequence;
 pub mod snapshot;
+mod snapshot_policy;
+mod stable_hash;
 mod store;
 pub mod system;
 pub mod tick;
+mod unwind;
 mod world;
 
 pub use bundle::Bundle;

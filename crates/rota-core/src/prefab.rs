@@ -6,11 +6,11 @@
 //! `BundleDefers<S>` bound as `Commands::spawn`: a system can only stamp out components it
 //! declared in `defers(..)` or `writes(..)`.
 
+use crate::access_markers::BundleDefers;
 use crate::bundle::{Bundle, refuse_duplicates};
 use crate::commands::Commands;
 use crate::entity::Entity;
 use crate::error::SpawnError;
-use crate::system::BundleDefers;
 use crate::world::World;
 
 /// A named set of component values (a bundle, `B`) to instantiate entities from, with

@@ -180,7 +180,7 @@ impl<'w> Borrows<'w> {
             }
         }
         Borrows {
-            entities: &world.entities,
+            entities: world.entities(),
             columns,
             window,
         }
@@ -208,7 +208,8 @@ impl<'w> Borrows<'w> {
         }
         wanted.sort_unstable_by_key(|&(position, _)| position);
         let mut columns = InlineVec::new();
-        let mut rest: &mut [StoreEntry] = &mut world.stores;
+        let (stores, entities) = world.stores_and_entities_mut();
+        let mut rest: &mut [StoreEntry] = stores;
         let mut offset = 0;
         for &(position, write) in wanted.iter() {
             let (entry, tail) = std::mem::take(&mut rest)[position - offset..]
@@ -224,7 +225,7 @@ impl<'w> Borrows<'w> {
             ));
         }
         Borrows {
-            entities: &world.entities,
+            entities,
             columns,
             window,
         }
@@ -234,8 +235,10 @@ impl<'w> Borrows<'w> {
     /// writes): [`Borrows::split`] for a query that names one store, with no list to build.
     pub(crate) fn one(world: &'w mut World, access: &Access, window: ChangeWindow) -> Borrows<'w> {
         let mut columns = InlineVec::new();
-        if let Some(position) = world.registry_position(access.registry_key, access.type_id) {
-            let entry = &mut world.stores[position];
+        let position = world.registry_position(access.registry_key, access.type_id);
+        let (stores, entities) = world.stores_and_entities_mut();
+        if let Some(position) = position {
+            let entry = &mut stores[position];
             columns.push(Column::of(
                 entry.type_id,
                 entry.name,
@@ -244,7 +247,7 @@ impl<'w> Borrows<'w> {
             ));
         }
         Borrows {
-            entities: &world.entities,
+            entities,
             columns,
             window,
         }

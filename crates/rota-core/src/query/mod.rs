@@ -23,8 +23,10 @@ mod access;
 mod borrow;
 mod column;
 mod fetch;
+mod filter;
 mod iter;
 mod join;
+mod tuple;
 mod world_api;
 
 use crate::entity::Entity;
@@ -36,8 +38,9 @@ pub use access::{
 };
 pub use borrow::{Borrows, WholeWorld};
 pub use column::Pending;
-pub use fetch::{Added, Changed, With, Without};
-pub use iter::{Piece, Pieces, QueryIter};
+pub use filter::{Added, Changed, With, Without};
+pub use iter::QueryIter;
+pub use iter::pieces::{Piece, Pieces};
 pub use join::JoinPlan;
 
 pub(crate) use join::Role;

@@ -8,14 +8,13 @@
 //! add to its declarations. `System` and `SystemParam` are sealed: a system's descriptor and
 //! what its body can touch come from one source, the attribute.
 
-mod access;
 mod param;
 mod split;
 
 use std::any::TypeId;
 use std::sync::{Arc, Mutex, PoisonError};
 
-pub use access::{
+pub use crate::access_markers::{
     AccessKind, AllowedBy, BundleDefers, Declarable, DeferredBy, Defers, Marker, ReadOf, Reads,
     ReceiveOf, Receives, SendOf, Sends, SystemMarker, Unrestricted, WriteOf, Writes,
 };

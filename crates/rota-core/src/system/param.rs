@@ -16,7 +16,7 @@ use std::ops::{Deref, DerefMut};
 use std::sync::Arc;
 
 use super::SystemContext;
-use super::access::{ReadOf, ReceiveOf, SendOf, SystemMarker, WriteOf};
+use crate::access_markers::{ReadOf, ReceiveOf, SendOf, SystemMarker, WriteOf};
 use crate::commands::Commands;
 use crate::component::Resource;
 use crate::entity::{Entities, Entity};

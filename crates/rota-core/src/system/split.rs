@@ -132,13 +132,7 @@ impl World {
         for d in systems {
             self.name_system(d.id, d.name);
         }
-        let World {
-            entities,
-            stores: all_stores,
-            resources: all_resources,
-            ..
-        } = self;
-        let entities = &*entities;
+        let (entities, all_stores, all_resources) = self.split_parts_mut();
         let mut stores: Vec<Borrows<'w>> = windows
             .into_iter()
             .map(|w| Borrows::from_parts(entities, w))

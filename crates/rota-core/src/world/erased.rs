@@ -2,9 +2,9 @@
 
 use std::any::Any;
 
-use crate::checksum::StableHasher;
 use crate::component::Component;
 use crate::entity::Entity;
+use crate::stable_hash::StableHasher;
 use crate::store::Store;
 use crate::store::index::{StoreIndex, ValuesMut, ValuesRef};
 use crate::tick::Tick;

@@ -1,7 +1,7 @@
 //! `World::full_checksum`: a stable hash of the whole world state, with no list of types.
 
-use crate::checksum::{StableHash, StableHasher};
 use crate::error::ChecksumError;
+use crate::stable_hash::{StableHash, StableHasher};
 use crate::tick::MAX_AGE;
 use crate::world::World;
 

@@ -1,6 +1,15 @@
 //! The `World`: the entity allocator, one store per component type, resources and the tick.
+//!
+//! Its fields are private to this folder: queries, commands and systems reach the stores
+//! through named `#[inline]` methods (`stores_and_entities_mut`, `split_parts_mut`,
+//! `store`, `erased_store`, …). Here: the struct, the clock, lookups, inserts and removes,
+//! settling and the invariant check; spawning with bundles is in `spawn.rs`, despawning in
+//! `despawn.rs`, snapshots in `snapshot.rs`, checksums in `checksum.rs` and
+//! `full_checksum.rs`, command runs in `runs.rs`.
 
+pub(crate) mod checksum;
 mod column;
+pub(crate) mod despawn;
 mod erased;
 mod full_checksum;
 mod issued;
@@ -10,18 +19,15 @@ mod registry;
 pub(crate) mod resources;
 mod runs;
 mod schedule_ticks;
-mod snapshot;
+pub(crate) mod snapshot;
+mod spawn;
 
 use std::any::TypeId;
 use std::collections::BTreeMap;
-use std::panic::{AssertUnwindSafe, catch_unwind, resume_unwind};
 
-use crate::bundle::Bundle;
-use crate::commands::drop_each;
 use crate::component::Component;
 use crate::entity::{Entities, Entity};
-use crate::error::{EntityNotAlive, SpawnError};
-use crate::read_ahead::{READ_AHEAD, ReadAhead};
+use crate::error::EntityNotAlive;
 use crate::store::Store;
 use crate::tick::{CHECK_INTERVAL, ChangeWindow, Tick};
 pub(crate) use erased::{AnyValues, ErasedStore, downcast_mut, downcast_ref};
@@ -109,13 +115,13 @@ impl UnsettledStore<'_> {
 /// assert_eq!(world.get::<Position>(b).unwrap().0, 5.0);
 /// ```
 pub struct World {
-    pub(crate) entities: Entities,
-    pub(crate) stores: Vec<StoreEntry>,
+    entities: Entities,
+    stores: Vec<StoreEntry>,
     /// Component type → position in `stores`; lookup only, never iterated.
     registry: Registry,
     /// Which stores hold each slot, so a despawn visits only the entity's own components.
     membership: Membership,
-    pub(crate) resources: Resources,
+    resources: Resources,
     tick: u64,
     /// The change clock (see `tick.rs`): world-level writes stamp it; every store's own
     /// `change_tick` is kept equal to it.
@@ -323,6 +329,20 @@ impl World {
         &self.entities
     }
 
+    /// Every store, exclusively, beside the allocator (shared): what a query splits its
+    /// borrows from (`query/borrow.rs`), indexed by registry position.
+    #[inline]
+    pub(crate) fn stores_and_entities_mut(&mut self) -> (&mut [StoreEntry], &Entities) {
+        (&mut self.stores, &self.entities)
+    }
+
+    /// The allocator (shared), every store and every resource (exclusively): what
+    /// `World::split_for_systems` (`system/split.rs`) lends out to a batch of systems.
+    #[inline]
+    pub(crate) fn split_parts_mut(&mut self) -> (&Entities, &mut [StoreEntry], &mut Resources) {
+        (&self.entities, &mut self.stores, &mut self.resources)
+    }
+
     /// Number of live entities.
     #[inline]
     pub fn len(&self) -> usize {
@@ -366,455 +386,6 @@ impl World {
     #[track_caller]
     pub fn spawn(&mut self) -> Entity {
         self.spawn_with(())
-    }
-
-    /// Spawns an entity with every component of `bundle` (a tuple of up to 12 components).
-    ///
-    /// ```
-    /// # use rota::{Component, World};
-    /// # #[derive(Component, Clone)] struct Name(&'static str);
-    /// let mut world = World::new();
-    /// let e = world.spawn_with((Name("ada"),));
-    /// assert_eq!(world.get::<Name>(e).unwrap().0, "ada");
-    /// ```
-    ///
-    /// # Panics
-    ///
-    /// If the allocator has no slot left, or the bundle names a generic component type twice
-    /// (see [`World::try_spawn_with`]; nothing is spawned). Also if a component's `Clone`
-    /// panics while a store copies the values a [`Snapshot`](crate::snapshot::Snapshot)
-    /// shares with it (copy-on-write): the copies come first, so nothing is spawned.
-    ///
-    /// A bundle naming any other component type twice does not build (see [`Bundle`]).
-    #[track_caller]
-    pub fn spawn_with<B: Bundle>(&mut self, bundle: B) -> Entity {
-        let () = B::DISTINCT_KEYED_TYPES;
-        match self.spawn_distinct(bundle) {
-            Ok(e) => e,
-            Err(err) => panic!("World::spawn_with: {err}"),
-        }
-    }
-
-    /// Spawns an entity with `bundle`, reporting failures instead of panicking.
-    ///
-    /// A bundle naming a component type with a `UNIQUE_KEY` (any non-generic derived type)
-    /// twice does not build (see [`Bundle`]); one naming a generic type twice is this error:
-    ///
-    /// ```
-    /// # use rota::{Component, SpawnError, World};
-    /// #[derive(Component, Clone)]
-    /// struct Tag<T>(T);
-    ///
-    /// let mut world = World::new();
-    /// let refused = world.try_spawn_with((Tag(1u8), Tag(2u8)));
-    /// assert!(matches!(refused, Err(SpawnError::DuplicateComponent { component: "Tag" })));
-    /// assert_eq!(world.entities().len(), 0);
-    /// ```
-    ///
-    /// # Errors
-    ///
-    /// [`SpawnError`] if no slot is left or memory runs out, or
-    /// [`SpawnError::DuplicateComponent`] if the bundle names a type twice; the world is
-    /// unchanged.
-    pub fn try_spawn_with<B: Bundle>(&mut self, bundle: B) -> Result<Entity, SpawnError> {
-        let () = B::DISTINCT_KEYED_TYPES;
-        self.spawn_distinct(bundle)
-    }
-
-    /// [`World::try_spawn_with`] once the caller has evaluated `B::DISTINCT_KEYED_TYPES` (each
-    /// public entry does it itself, so that a compile error points at the user's call).
-    fn spawn_distinct<B: Bundle>(&mut self, bundle: B) -> Result<Entity, SpawnError> {
-        crate::bundle::refuse_duplicates::<B>()?; // before anything changes
-        self.own_bundle_columns::<B>(); // before the entity is allocated
-        let entity = self.entities.spawn()?;
-        self.insert_bundle_unchecked(entity, bundle);
-        Ok(entity)
-    }
-
-    /// Spawns one entity per bundle, in iteration order, returning their handles.
-    ///
-    /// Faster than a loop of [`World::spawn_with`]: each component's store is looked up once
-    /// and reserved for the iterator's size hint, every bundle's values are appended to the
-    /// typed stores, and then the entities are allocated (fresh slots as one range) and given
-    /// to each store in one pass. Fresh slots ascend, so stores that were settled stay settled.
-    /// Takes no more bundles than there are slots left, and returns what was spawned. An
-    /// empty batch changes nothing.
-    ///
-    /// # Panics
-    ///
-    /// If the bundle type names a generic component type twice (checked once per call, before
-    /// the iterator is advanced; nothing is spawned, even for an empty batch). A bundle naming
-    /// any other component type twice does not build (see [`Bundle`]).
-    ///
-    /// If memory runs out while a store grows. The world stays consistent: the entities
-    /// spawned so far keep the components of the stores that could take them, and the
-    /// structural log records exactly those. A panic of the caller's iterator goes on after the
-    /// entities spawned before it are recorded, each whole.
-    ///
-    /// ```
-    /// # use rota::{Component, World};
-    /// # #[derive(Component, Clone)] struct Id(u32);
-    /// let mut world = World::new();
-    /// let spawned = world.spawn_batch((0..100).map(|i| (Id(i),)));
-    /// assert_eq!(spawned.len(), 100);
-    /// assert_eq!(world.query::<&Id>().map(|id| id.0).sum::<u32>(), 4950);
-    /// ```
-    #[track_caller]
-    pub fn spawn_batch<B, I>(&mut self, bundles: I) -> Vec<Entity>
-    where
-        B: Bundle,
-        I: IntoIterator<Item = B>,
-    {
-        let () = B::DISTINCT_KEYED_TYPES;
-        if let Err(err) = crate::bundle::refuse_duplicates::<B>() {
-            panic!("World::spawn_batch: {err}");
-        }
-        // Never take more bundles than there are slots left, so an endless iterator ends.
-        let room = self.entities.spawnable();
-        let mut bundles = bundles.into_iter().take(room);
-        // An empty batch changes nothing: no store registered, none opened (opening one could
-        // compact it).
-        let Some(first) = bundles.next() else {
-            return Vec::new();
-        };
-        self.own_bundle_columns::<B>(); // before a new type is registered
-        let indices = B::register(self);
-        let hint = bundles.size_hint().0.saturating_add(1);
-        B::reserve(&mut self.stores, &indices, hint);
-        // A size hint may lie: the room is asked for, not required.
-        let mut out = Vec::new();
-        let _ = out.try_reserve(hint);
-        let World {
-            entities,
-            stores,
-            membership,
-            ..
-        } = self;
-        // `bundles` is the caller's iterator and may panic between two bundles: every entity
-        // spawned before that is whole, and still reaches the structural log below before the
-        // panic goes on.
-        let mut attached = indices.as_ref().len();
-        let mut failed = None;
-        // Column by column: every bundle's values first, then their entities (fresh slots as
-        // one range), then each store's entity column and sparse entries in one pass.
-        let mut columns = B::columns(stores, &indices);
-        let mut count = 0;
-        let walked = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            first.push_values(&mut columns);
-            count += 1;
-            for bundle in bundles {
-                bundle.push_values(&mut columns);
-                count += 1;
-            }
-        }));
-        // An error leaves `out` short: `attach` drops the values beyond it. `room` bounds
-        // `count`, so only memory can run out here.
-        let _ = entities.spawn_many(count, &mut out);
-        let ascending = crate::entity::ascending_prefix(&out);
-        // Out of memory in a store: the stores before it hold the entities, the others none;
-        // the books below record exactly that before the error is raised.
-        if let Err((k, e)) = B::attach(&mut columns, &out, ascending) {
-            attached = k;
-            failed = Some(e);
-        }
-        drop(columns); // drops the values `attach` gave no entity
-        let held = &indices.as_ref()[..attached];
-        membership.set_many(&out, held);
-        if let Some(log) = &mut self.log {
-            for &entity in &out {
-                log.spawned(entity, held, &self.stores);
-            }
-        }
-        if let Err(payload) = walked {
-            std::panic::resume_unwind(payload);
-        }
-        if let Some(e) = failed {
-            panic!("World::spawn_batch: {e}");
-        }
-        out
-    }
-
-    /// Before a spawn of `B` changes anything: while a snapshot may share the world's columns,
-    /// makes both halves of each of `B`'s registered stores the world's own
-    /// ([`Bundle::own_columns`]), so that a component `Clone` panicking in a copy leaves the
-    /// world as it was — no entity allocated, no type registered.
-    fn own_bundle_columns<B: Bundle>(&mut self) {
-        if self.shares_columns {
-            B::own_columns(self);
-        }
-    }
-
-    /// Inserts `bundle` (whose types are distinct: `refuse_duplicates`) for an entity known to
-    /// be alive and to hold no component (a fresh spawn).
-    fn insert_bundle_unchecked<B: Bundle>(&mut self, entity: Entity, bundle: B) {
-        let indices = B::register(self);
-        bundle.push(&mut B::columns(&mut self.stores, &indices), entity);
-        for &i in indices.as_ref() {
-            self.membership.set(entity.slot(), i);
-        }
-        if let Some(log) = &mut self.log {
-            log.spawned(entity, indices.as_ref(), &self.stores);
-        }
-    }
-
-    /// Despawns `entity`, removing its components before the slot is freed.
-    ///
-    /// In a hierarchy it leaves its parent's [`Children`](crate::Children) and its children
-    /// become roots; [`World::despawn_recursive`] despawns the subtree instead.
-    ///
-    /// Cost: one removal per component the entity has (found through a per-slot bitset of
-    /// stores), not one probe per registered component type.
-    ///
-    /// # Errors
-    ///
-    /// [`EntityNotAlive`] for a dead or stale handle; nothing changes.
-    ///
-    /// # Panics
-    ///
-    /// Only if a component's code panics, and then the world it unwinds out of is whole:
-    ///
-    /// * a `Drop` panicking as its value is dropped: the entity is still despawned whole (its
-    ///   other components removed, its slot freed), then the panic goes on;
-    /// * a `Clone` panicking while a store copies the values a
-    ///   [`Snapshot`](crate::snapshot::Snapshot) shares with it (copy-on-write): the copies
-    ///   are made before anything changes, so the entity is left alive and whole.
-    pub fn despawn(&mut self, entity: Entity) -> Result<(), EntityNotAlive> {
-        self.entities.check_alive(entity)?;
-        // Before any change: a component `Clone` that panics here leaves the world as it was.
-        self.own_values_of(entity, false);
-        self.detach_for_despawn(entity);
-        let stores = &mut self.stores;
-        // A component's `Drop` may panic (each store is whole when it drops the value): the
-        // other stores still lose the entity and the slot is still freed before the first such
-        // panic goes on (a later one is dropped), so the world it unwinds out of is whole.
-        let mut dropped = Ok(());
-        self.membership.take(entity.slot(), |i| {
-            let removed = catch_unwind(AssertUnwindSafe(|| stores[i].store.remove_entity(entity)));
-            if dropped.is_ok() {
-                dropped = removed;
-            }
-        });
-        if let Some(log) = &mut self.log {
-            log.push(log::StructuralChange::Despawned(entity));
-        }
-        let freed = self.entities.despawn(entity);
-        if let Err(panic) = dropped {
-            resume_unwind(panic);
-        }
-        freed
-    }
-
-    /// Despawns every live entity of `entities`, returning how many were despawned; dead,
-    /// stale and repeated handles are skipped. The result equals a loop of [`World::despawn`]
-    /// ignoring errors (hierarchy included).
-    ///
-    /// Each store is visited once, with all of the batch's entities it holds: a store losing
-    /// many values is compacted in one order-preserving pass (it stays settled) instead of
-    /// being swap-removed value by value.
-    ///
-    /// ```
-    /// # use rota::{Component, World};
-    /// # #[derive(Component, Clone)] struct Id(u32);
-    /// let mut world = World::new();
-    /// let es = world.spawn_batch((0..10).map(|i| (Id(i),)));
-    /// assert_eq!(world.despawn_batch(es.iter().rev().copied().step_by(2)), 5);
-    /// assert_eq!(world.despawn_batch([es[9], es[0]]), 1); // es[9] is already gone
-    /// let ids: Vec<u32> = world.query::<&Id>().map(|id| id.0).collect();
-    /// assert_eq!(ids, [2, 4, 6, 8]);
-    /// ```
-    ///
-    /// # Panics
-    ///
-    /// The world it unwinds out of is whole, each entity of the batch despawned whole or left
-    /// alive and whole:
-    ///
-    /// * if `entities` panics, what it yielded before is despawned, then the panic goes on;
-    /// * if a component's `Drop` panics, every entity is still despawned, the values dropped
-    ///   once every store is consistent, then the panic goes on;
-    /// * if a component's `Clone` panics while a store copies the values a
-    ///   [`Snapshot`](crate::snapshot::Snapshot) shares with it (copy-on-write), the entities
-    ///   before the one whose copy panicked are despawned and the rest left alive (in a world
-    ///   with a hierarchy the copies come first and none is despawned); if `entities` panicked
-    ///   too, its panic goes on.
-    pub fn despawn_batch<I>(&mut self, entities: I) -> usize
-    where
-        I: IntoIterator<Item = Entity>,
-    {
-        if self.has_hierarchy() {
-            // Detach first (needs the stores intact), so the handles are walked twice. What
-            // the iterator yielded before a panic is despawned before the panic goes on.
-            let mut collected: Vec<Entity> = Vec::new();
-            let walked = catch_unwind(AssertUnwindSafe(|| {
-                for entity in entities {
-                    collected.push(entity);
-                }
-            }));
-            // Before any change (detaching changes other entities): a component `Clone` that
-            // panics in a copy leaves the world as it was; the iterator's panic, if any, goes
-            // on first.
-            let owned = catch_unwind(AssertUnwindSafe(|| self.own_values_of_all(&collected)));
-            if let Err(panic) = owned {
-                resume_unwind(walked.err().unwrap_or(panic));
-            }
-            for &entity in &collected {
-                if self.is_alive(entity) {
-                    self.detach_for_despawn(entity);
-                }
-            }
-            let despawned = self.despawn_batch_detached(collected);
-            if let Err(panic) = walked {
-                resume_unwind(panic);
-            }
-            return despawned;
-        }
-        self.despawn_batch_detached(entities)
-    }
-
-    /// `despawn_batch` once no entity of the batch is in a hierarchy.
-    ///
-    /// If the caller's iterator panics, every entity it yielded before is despawned whole
-    /// before the panic goes on (the removals finished, the values dropped one store at a
-    /// time), so the world it leaves is whole.
-    fn despawn_batch_detached(&mut self, entities: impl IntoIterator<Item = Entity>) -> usize {
-        let mut pending = PendingDespawns::default();
-        // Taken in chunks, each read ahead first (see `read_ahead.rs`).
-        let mut chunk: Vec<Entity> = Vec::with_capacity(READ_AHEAD);
-        let mut despawned = 0;
-        let walked = catch_unwind(AssertUnwindSafe(|| {
-            let mut entities = entities.into_iter();
-            let mut ahead = ReadAhead::new();
-            loop {
-                chunk.clear();
-                chunk.extend(entities.by_ref().take(READ_AHEAD));
-                if chunk.is_empty() {
-                    return;
-                }
-                ahead.touch_all(&chunk, |&entity| self.touch_for_despawn(entity));
-                for &entity in &chunk {
-                    despawned += usize::from(self.despawn_later(entity, &mut pending));
-                }
-            }
-        }));
-        if let Err(panic) = walked {
-            // What the iterator yielded into the chunk it was filling (a dead or repeated
-            // handle is a no-op, so the chunk may be walked again whole). If the panic was a
-            // component's `Clone` in a despawn's copy (`own_values_of`), that entity is still
-            // alive and whole, and panics again here: that second panic is dropped, so it and
-            // the rest of the chunk stay alive.
-            let _ = catch_unwind(AssertUnwindSafe(|| {
-                for &entity in &chunk {
-                    self.despawn_later(entity, &mut pending);
-                }
-            }));
-            drop_each(self.finish_despawns_keeping(&mut pending));
-            resume_unwind(panic)
-        }
-        self.finish_despawns(&mut pending);
-        despawned
-    }
-
-    /// While a snapshot may share the world's columns, makes the value half of every store
-    /// `entity` is in that its removal would copy its own ([`ErasedStore::own_values_for_removal`];
-    /// `batched` as there), changing nothing else: a despawn calls it before its first change,
-    /// so a component `Clone` that panics in a copy unwinds out of an unchanged world (the
-    /// copies already made are kept: they are invisible). Nothing to do for a world that never
-    /// shared its columns.
-    ///
-    /// [`ErasedStore::own_values_for_removal`]: erased::ErasedStore::own_values_for_removal
-    #[inline]
-    fn own_values_of(&mut self, entity: Entity, batched: bool) {
-        if !self.shares_columns {
-            return;
-        }
-        let stores = &mut self.stores;
-        self.membership.for_each(entity.slot(), |i| {
-            stores[i].store.own_values_for_removal(batched);
-        });
-    }
-
-    /// [`World::own_values_of`] for each live entity of `entities`, as a batch.
-    pub(crate) fn own_values_of_all(&mut self, entities: &[Entity]) {
-        if !self.shares_columns {
-            return;
-        }
-        for &entity in entities {
-            if self.is_alive(entity) {
-                self.own_values_of(entity, true);
-            }
-        }
-    }
-
-    /// Reads what [`World::despawn_later`] will read first for `entity` — its slot and its
-    /// membership row — and returns a value made of them (nothing changes): command
-    /// application reads a few despawns ahead (see `read_ahead.rs`).
-    #[inline]
-    pub(crate) fn touch_for_despawn(&self, entity: Entity) -> u64 {
-        self.entities.touch(entity.slot()) ^ self.membership.first_word(entity.slot())
-    }
-
-    /// The first half of a batched despawn of `entity` (in no hierarchy): the allocator frees
-    /// it (`false` for a dead or repeated handle: nothing happens), the structural log records
-    /// it, and its components are listed in `pending`, to be removed store by store by
-    /// [`World::finish_despawns`]. Until then the stores still hold it, so nothing that could
-    /// reach its slot may run in between: callers finish first (see `World::apply_queue`).
-    pub(crate) fn despawn_later(&mut self, entity: Entity, pending: &mut PendingDespawns) -> bool {
-        if self.shares_columns && self.entities.is_alive(entity) {
-            // Before any change to `entity`: a component `Clone` that panics here leaves it
-            // alive and whole (a batch's removals copy values of every type).
-            self.own_values_of(entity, true);
-        }
-        if self.entities.despawn(entity).is_err() {
-            return false;
-        }
-        let per_store = &mut pending.per_store;
-        if per_store.len() < self.stores.len() {
-            per_store.resize_with(self.stores.len(), Vec::new);
-        }
-        pending.any = true;
-        pending.mark(entity.slot());
-        let per_store = &mut pending.per_store;
-        self.membership
-            .take(entity.slot(), |i| per_store[i].push(entity));
-        if let Some(log) = &mut self.log {
-            log.push(log::StructuralChange::Despawned(entity));
-        }
-        true
-    }
-
-    /// The second half of batched despawns: each store loses the listed entities in one visit
-    /// (`Store::remove_many`); `pending` is left empty, its lists kept for reuse. Nothing to do
-    /// (one flag check) when nothing is pending.
-    ///
-    /// The removed values are dropped last, once every store is consistent again: a component
-    /// whose `Drop` panics then unwinds out of a whole world, not out of a half-cleaned store
-    /// (`tests/it/command_buffers.rs`).
-    pub(crate) fn finish_despawns(&mut self, pending: &mut PendingDespawns) {
-        let removed = self.finish_despawns_keeping(pending);
-        // One store's values at a time: a second store's panicking `Drop` does not abort.
-        if let Err(panic) = crate::commands::drop_one_by_one(removed) {
-            resume_unwind(panic);
-        }
-    }
-
-    /// [`World::finish_despawns`], handing back the removed values instead of dropping them:
-    /// after a panic the caller drops them one store at a time, catching any second panic (it
-    /// would replace the first), otherwise it drops them.
-    pub(crate) fn finish_despawns_keeping(
-        &mut self,
-        pending: &mut PendingDespawns,
-    ) -> Vec<Box<dyn std::any::Any + Send>> {
-        let mut removed = Vec::new();
-        if !std::mem::take(&mut pending.any) {
-            return removed;
-        }
-        for (entry, gone) in self.stores.iter_mut().zip(&mut pending.per_store) {
-            if !gone.is_empty() {
-                removed.push(entry.store.remove_many(gone));
-                gone.clear();
-            }
-        }
-        pending.slots.clear();
-        removed
     }
 
     /// Adds or replaces `entity`'s `T`, returning the value replaced.
@@ -1031,26 +602,6 @@ impl World {
             .collect()
     }
 
-    /// The stores that are unsettled or owe removals (each lent its list in `pending`), in
-    /// registration order; see [`World::apply_and_settle_with`].
-    pub(crate) fn stores_to_settle<'a>(
-        &'a mut self,
-        pending: &'a mut PendingDespawns,
-    ) -> Vec<UnsettledStore<'a>> {
-        if pending.per_store.len() < self.stores.len() {
-            pending.per_store.resize_with(self.stores.len(), Vec::new);
-        }
-        self.stores
-            .iter_mut()
-            .zip(&mut pending.per_store)
-            .filter(|(entry, gone)| !gone.is_empty() || !entry.store.index().settled)
-            .map(|(entry, gone)| UnsettledStore {
-                store: &mut *entry.store,
-                gone: Some(gone),
-            })
-            .collect()
-    }
-
     /// Checks the allocator's and every store's invariants, that stores hold only live
     /// entities, and the hierarchy's invariants (`hierarchy.rs`).
     ///
@@ -1106,40 +657,3 @@ impl World {
 
 #[cfg(test)]
 mod tests;
-
-/// Despawns begun by [`World::despawn_later`] and not yet finished: per store (registration
-/// index), the entities it must lose, in despawn order.
-#[derive(Default)]
-pub(crate) struct PendingDespawns {
-    per_store: Vec<Vec<Entity>>,
-    /// Whether any list is non-empty (so that finishing with nothing pending costs one check,
-    /// not a walk over every registered store).
-    any: bool,
-    /// The despawned entities' slots, one bit each: a spawn into one of them must wait until
-    /// the stores have let go of the old entity.
-    slots: Vec<u64>,
-}
-
-impl PendingDespawns {
-    fn mark(&mut self, slot: u32) {
-        let word = slot as usize / 64;
-        if self.slots.len() <= word {
-            self.slots.resize(word + 1, 0);
-        }
-        self.slots[word] |= 1 << (slot % 64);
-    }
-
-    /// Whether any removal is pending.
-    pub(crate) fn any(&self) -> bool {
-        self.any
-    }
-
-    /// Whether the stores may still hold a despawned entity in `slot`.
-    pub(crate) fn holds(&self, slot: u32) -> bool {
-        self.any
-            && self
-                .slots
-                .get(slot as usize / 64)
-                .is_some_and(|w| w & (1 << (slot % 64)) != 0)
-    }
-}

@@ -3,10 +3,10 @@
 use std::any::{Any, TypeId};
 use std::collections::BTreeMap;
 
-use crate::checksum::StableHasher;
 use crate::component::Resource;
 use crate::error::ResourceError;
 use crate::sequence::NumberedStream;
+use crate::stable_hash::StableHasher;
 use crate::world::World;
 
 pub(crate) type ErasedValue = Box<dyn Any + Send + Sync>;
@@ -130,11 +130,11 @@ impl Resources {
     /// snapshot's type — a value whose copy panicked is absent, one whose own `clone_from`
     /// panicked is as that left it —, the values replaced are dropped last, and the first
     /// panic is returned for the caller to resume once its own state is whole.
-    pub(crate) fn restore_from(&mut self, source: &Resources) -> crate::commands::Unwound {
+    pub(crate) fn restore_from(&mut self, source: &Resources) -> crate::unwind::Unwound {
         use std::panic::{AssertUnwindSafe, catch_unwind};
         let Resources { entries, index } = self;
         let mut first_panic = Ok(());
-        let mut keep = |result: crate::commands::Unwound| {
+        let mut keep = |result: crate::unwind::Unwound| {
             if first_panic.is_ok() {
                 first_panic = result;
             }
@@ -180,7 +180,7 @@ impl Resources {
             }
         }
         index.clone_from(&source.index);
-        keep(crate::commands::drop_one_by_one(gone));
+        keep(crate::unwind::drop_one_by_one(gone));
         first_panic
     }
 

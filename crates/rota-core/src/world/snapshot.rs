@@ -19,7 +19,7 @@ use std::panic::{AssertUnwindSafe, catch_unwind, resume_unwind};
 
 use crate::component::Component;
 use crate::error::SnapshotError;
-use crate::snapshot::{SharedColumns, Snapshot};
+use crate::store::SharedColumns;
 use crate::world::{StoreEntry, World};
 
 impl World {
@@ -257,7 +257,7 @@ impl World {
         // store and resource is still restored, the ones this world had and the snapshot has
         // not are dropped last, and the first panic goes on once the world is whole.
         let mut first_panic = None;
-        let mut keep = |result: crate::commands::Unwound| {
+        let mut keep = |result: crate::unwind::Unwound| {
             if let Err(panic) = result {
                 first_panic.get_or_insert(panic);
             }
@@ -291,7 +291,7 @@ impl World {
         membership.clone_from(&source.membership);
         keep(resources.restore_from(&source.resources));
         *tick = source.tick;
-        keep(crate::commands::drop_one_by_one(gone));
+        keep(crate::unwind::drop_one_by_one(gone));
         if let Some(panic) = first_panic {
             resume_unwind(panic);
         }
@@ -302,4 +302,78 @@ impl World {
 #[cold]
 fn unreachable_excluded(name: &str) -> ! {
     panic!("rota internal invariant violated: snapshot holds a non-empty excluded store `{name}`")
+}
+
+/// An owned, immutable copy of a world's whole state: entities (with generations and the free
+/// list), every store with its dense order, resources and the tick.
+///
+/// Made by [`World::snapshot`]; put back with [`World::restore`]. It shares the world's store
+/// columns (copy-on-write, [`World::shares_columns_with`]) and is never changed by the world's
+/// later writes; cloning it is as cheap as taking it. A restored world is
+/// indistinguishable from the one snapshotted: same queries in the same order, same
+/// [`full_checksum`](World::full_checksum), and the same future for the same operations —
+/// including the handles later spawns receive.
+///
+/// What is *not* in a snapshot: anything outside the world, such as a schedule's `Local<T>`
+/// parameter state (it lives in the `Schedule`), or state behind a component's or resource's
+/// shared pointer (`Arc`) — `Clone` shares it rather than copying it.
+///
+/// ```
+/// use rota::{Component, World};
+///
+/// #[derive(Component, Clone)]
+/// struct Hp(u32);
+///
+/// let mut world = World::new();
+/// let a = world.spawn_with((Hp(10),));
+/// let saved = world.snapshot()?;
+/// world.get_mut::<Hp>(a).unwrap().0 = 0;
+/// world.despawn(a).unwrap();
+/// let b = world.spawn(); // reuses a's slot with a new generation
+///
+/// world.restore(&saved);
+/// assert_eq!(world.get::<Hp>(a).unwrap().0, 10);
+/// assert!(!world.is_alive(b));
+/// let c = world.spawn(); // the next fresh slot, as if the despawn never happened
+/// assert_eq!((c.slot(), c.generation()), (1, 0));
+/// # Ok::<(), rota::SnapshotError>(())
+/// ```
+pub struct Snapshot {
+    pub(crate) world: World,
+}
+
+impl Snapshot {
+    /// The snapshotted state, read-only (query it like any world).
+    pub fn world(&self) -> &World {
+        &self.world
+    }
+
+    /// The tick the world was at.
+    pub fn tick(&self) -> u64 {
+        self.world.tick()
+    }
+}
+
+/// Another copy of the same state (GGRS's `GameStateCell::load` clones its state, for one).
+/// Both share the stores (copy-on-write); `clone_from` is [`World::restore`] into the target.
+impl Clone for Snapshot {
+    fn clone(&self) -> Self {
+        match self.world.snapshot_shared() {
+            Ok(copy) => copy,
+            // A snapshot holds excluded types only as empty stores, which always copy.
+            Err(e) => panic!("rota internal invariant violated: a snapshot did not copy: {e}"),
+        }
+    }
+
+    fn clone_from(&mut self, source: &Self) {
+        self.world.copy_state_from(&source.world);
+    }
+}
+
+impl std::fmt::Debug for Snapshot {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Snapshot")
+            .field("world", &self.world)
+            .finish()
+    }
 }

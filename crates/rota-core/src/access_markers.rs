@@ -16,7 +16,7 @@ pub use sealed::Marker;
 
 /// Implemented by `#[system]` for its marker types (through `rota::__private`), and by no type
 /// rota defines: every system parameter is fetched for a system's own marker
-/// ([`SystemParam::fetch`](super::SystemParam::fetch) requires it). In particular not for
+/// ([`SystemParam::fetch`](crate::system::SystemParam::fetch) requires it). In particular not for
 /// [`Unrestricted`], whose `Commands` may `queue` arbitrary world access: a trait and a type
 /// both foreign to every other crate, so no other crate can add that impl. Not an API.
 #[diagnostic::on_unimplemented(
