@@ -48,7 +48,7 @@ fn main() -> ExitCode {
 
 fn print_help() {
     println!(
-        "usage: cargo xtask <command>\n\ncommands:\n  ci                 run .ci/run (fmt, clippy, tests, doc tests, examples)\n  compile-cost       cargo check cost of 200 #[system]s vs 200 plain functions\n  bench [--quick]    peer benchmarks (benches/peers) -> target/bench-report/\n  doc-check          relative links, no work journal, cargo doc -D warnings, rota's links\n  layers             rota-core's imports run one way, from lower layers to higher ones\n  soak --minutes N [--seed S]  random ops vs the oracle, with schedule ticks\n  mutants [--jobs N | --in-place] [--with-unit-tests] [-- ARGS]  cargo-mutants on the core files (slow; see docs/testing.md)"
+        "usage: cargo xtask <command>\n\ncommands:\n  ci                 run .ci/run (fmt, clippy, tests, doc tests, examples, the arena match)\n  compile-cost       cargo check cost of 200 #[system]s vs 200 plain functions\n  bench [--quick]    peer benchmarks (benches/peers) -> target/bench-report/\n  doc-check          relative links, no work journal, cargo doc -D warnings, rota's links\n  layers             rota-core's imports run one way, from lower layers to higher ones\n  soak --minutes N [--seed S]  random ops vs the oracle, with schedule ticks\n  mutants [--jobs N | --in-place] [--with-unit-tests] [-- ARGS]  cargo-mutants on the core files (slow; see docs/testing.md)"
     );
 }
 
