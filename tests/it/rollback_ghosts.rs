@@ -587,3 +587,35 @@ fn a_receiver_declared_first_sees_the_event_on_the_next_tick() {
     schedule.run(&mut world);
     assert_eq!(world.resource::<Received>().unwrap().0, [5]);
 }
+
+#[test]
+fn settling_does_not_change_the_full_checksum() {
+    let mut world = World::new();
+    let es: Vec<_> = (0..40).map(|i| world.spawn_with((Hp(i), Pos(i as i32)))).collect();
+    world.change_checkpoint();
+    for (k, &e) in es.iter().enumerate().rev() {
+        match k % 3 {
+            0 => {
+                world.remove::<Hp>(e).unwrap();
+            }
+            1 => world.get_mut::<Pos>(e).unwrap().0 += 1,
+            _ => {
+                world.insert(e, Hp(100)).unwrap();
+            }
+        }
+    }
+    world.despawn(es[7]).unwrap();
+    world.insert(es[3], Hp(9)).unwrap(); // re-inserted after its removal: out of slot order
+    let unsettled = world.full_checksum().unwrap();
+    world.settle();
+    assert_eq!(world.full_checksum().unwrap(), unsettled);
+    // A `&mut` walk over a whole store stamps one floor tick instead of each value's.
+    world.query_mut::<&mut Pos>().for_each(|p| p.0 += 0);
+    let floored = world.full_checksum().unwrap();
+    assert_ne!(floored, unsettled);
+    world.insert(es[5], Hp(1)).unwrap();
+    world.remove::<Hp>(es[5]).unwrap();
+    let churned = world.full_checksum().unwrap();
+    world.settle();
+    assert_eq!(world.full_checksum().unwrap(), churned);
+}

@@ -180,12 +180,30 @@ impl<T: Component> ErasedStore for Store<T> {
         // same in two worlds that agree whatever their clocks read.
         let now = self.change_tick();
         let age = |t: crate::tick::Tick| t.age(now).min(crate::tick::MAX_AGE);
-        for (e, v) in self.iter() {
-            e.slot().stable_hash(h);
-            hash(v, h);
-            if let Some(ticks) = self.ticks(e) {
-                age(ticks.added).stable_hash(h);
-                age(ticks.changed).stable_hash(h);
+        if self.is_settled() {
+            // Ascending slot order already: the four dense columns side by side, no lookup per
+            // value (a per-entity `ticks` lookup was most of a rollback frame's checksum).
+            let changed = self.dense_changed_ticks();
+            let columns = self
+                .dense_entities()
+                .iter()
+                .zip(self.dense_values())
+                .zip(self.dense_added_ticks())
+                .zip(changed.iter());
+            for (((e, v), &added), &changed) in columns {
+                e.slot().stable_hash(h);
+                hash(v, h);
+                age(added).stable_hash(h);
+                age(changed).stable_hash(h);
+            }
+        } else {
+            for (e, v) in self.iter() {
+                e.slot().stable_hash(h);
+                hash(v, h);
+                if let Some(ticks) = self.ticks(e) {
+                    age(ticks.added).stable_hash(h);
+                    age(ticks.changed).stable_hash(h);
+                }
             }
         }
         true
