@@ -22,6 +22,9 @@
 //!   the descriptor the scheduler reads is built from the same lists. Parameters that alias a
 //!   `&mut` (`(&mut A, &A)`, `Res<G>` with `ResMut<G>`, across parameters or inside derived ones)
 //!   fail in a `const` evaluated by `cargo check`.
+//! * `#[condition(reads(..))]` turns a function returning `bool` into a run condition checked
+//!   like a system (`run_if(..)` in `#[system]` attaches it); a condition only reads: any other
+//!   key, and a parameter that writes or records commands, is a compile error naming it.
 //! * `#[derive(SystemParam)]` composes parameters into one whose access is their union.
 //! * `#[derive(StableHash)]` gives a type the fixed encoding world checksums use.
 //! * `#[derive(Scene)]` gives a component a stable scene key and every field a stable id;

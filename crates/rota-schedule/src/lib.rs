@@ -18,6 +18,13 @@
 //! * **Parallelism never changes the result.** Systems in one batch have no edge between them,
 //!   so they touch disjoint data; each gets exactly the stores its descriptor names, as
 //!   exclusive or shared borrows (no `unsafe`, no locks per entity).
+//! * **Run conditions are read-only and evaluated at one point.** A system's conditions
+//!   (`#[system(run_if(..))]`, [`ScheduleBuilder::run_if`]; `#[condition(reads(..))]`
+//!   functions, combined with `and`/`or`/`not`) are evaluated immediately before its batch
+//!   runs, in plan order, on the world as the earlier batches and their commands left it. A
+//!   condition's reads are added to its system's, so the plan orders it like a reader. A system
+//!   whose conditions are false does not run, keeps its last run, and is listed in
+//!   [`RunReport::skipped`].
 //! * **Commands apply at batch ends**, in plan order, the same points for any thread count. A
 //!   system declared `after` another is in a later batch, so it sees that system's commands.
 //! * **Threads are the schedule's.** With `threads(1)` every system and every
