@@ -26,7 +26,7 @@ struct Pos(i64);
 
 #[condition(reads(Clock))]
 fn even(clock: Res<Clock>) -> bool {
-    clock.0 % 2 == 0
+    clock.0.is_multiple_of(2)
 }
 
 #[condition(reads(Clock))]
