@@ -255,3 +255,23 @@ fn a_panicking_condition_is_reported_under_its_system() {
     assert_eq!(panics.systems(), ["gated"]);
     assert_eq!(world.tick(), 0);
 }
+
+#[test]
+fn a_run_if_evaluates_on_its_own_and_reads_what_its_conditions_read() {
+    let mut run_if = even.or(not(has_prey));
+    assert_eq!(run_if.to_string(), "even or not(has_prey)");
+    let reads: Vec<&str> = run_if.reads().iter().map(|a| a.name).collect();
+    assert_eq!(reads.len(), 2);
+    let mut world = world();
+    world.insert_resource(Clock(1));
+    assert!(run_if.evaluate(&mut world), "no prey");
+    world.spawn_with((Prey,));
+    assert!(!run_if.evaluate(&mut world), "odd clock, prey");
+}
+
+#[test]
+#[should_panic(expected = "reads resource `Clock`, which is not in the world")]
+fn evaluating_a_condition_without_its_resource_panics() {
+    let mut run_if = rota::condition::RunIf::from_condition(even);
+    run_if.evaluate(&mut World::new());
+}
