@@ -1,12 +1,22 @@
 //! The ecs_bench_suite `schedule` and `heavy_compute` workloads through rota's scheduler, and
-//! `two_chains`: eight systems in two independent chains, 1 thread vs 2.
+//! `two_chains`: eight systems in two independent chains, 1 thread vs 2; `schedule` also runs
+//! with one run condition per system (`threads_1_one_condition_each`), the cost of conditions.
 //!
 //! Run: `cargo bench --bench schedule`
 
 use std::hint::black_box;
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use rota::{Component, ParallelQuery, Query, Schedule, World, system};
+use rota::{Component, ParallelQuery, Query, Res, Resource, Schedule, World, condition, system};
+
+/// What the benchmark's run condition reads: always on, so every system still runs.
+#[derive(Resource, Copy, Clone)]
+struct Switch(bool);
+
+#[condition(reads(Switch))]
+fn switched_on(switch: Res<Switch>) -> bool {
+    switch.0
+}
 
 #[derive(Component, Copy, Clone)]
 struct A(f32);
@@ -85,6 +95,20 @@ fn schedule(c: &mut Criterion) {
         let mut world = schedule_world();
         group.bench_function(name, |b| b.iter(|| black_box(s.run(&mut world))));
     }
+    let mut s = Schedule::builder()
+        .add(ab)
+        .add(cd)
+        .add(ce)
+        .run_if(ab, switched_on)
+        .run_if(cd, switched_on)
+        .run_if(ce, switched_on)
+        .build()
+        .expect("valid schedule");
+    let mut world = schedule_world();
+    world.insert_resource(Switch(true));
+    group.bench_function("threads_1_one_condition_each", |b| {
+        b.iter(|| black_box(s.run(&mut world)))
+    });
     group.finish();
 }
 

@@ -134,7 +134,9 @@ pub use rota_core::{
     QueryGetError, QueryIter, ReadOnlyQueryData, Resource, ResourceError, Snapshot, SnapshotError,
     SnapshotPolicy, SpawnError, Store, StoreError, With, Without, World, join,
 };
-pub use rota_macros::{Component, Event, Resource, Scene, StableHash, SystemParam, system};
+pub use rota_macros::{
+    Component, Event, Resource, Scene, StableHash, SystemParam, condition, system,
+};
 pub use rota_schedule::{
     AuditReport, ParallelQuery, RunReport, Schedule, ScheduleBuilder, ScheduleError, TickError,
 };
@@ -143,6 +145,16 @@ pub use rota_schedule::{
 // other crates' docs happened to be rendered first, and otherwise prints `[`Name`]` silently.
 #[doc(inline)]
 pub use {rota_core, rota_schedule};
+
+/// Run conditions: read-only `#[condition(reads(..))]` functions returning `bool`, attached
+/// with `#[system(run_if(..))]` or [`ScheduleBuilder::run_if`], combined with
+/// [`ConditionExt::and`](condition::ConditionExt::and), [`or`](condition::ConditionExt::or)
+/// and [`not`](condition::not).
+pub mod condition {
+    pub use rota_core::system::condition::{
+        Condition, ConditionExt, IntoCondition, IntoRunIf, RunIf, not,
+    };
+}
 
 /// Scenes: save and load a world's components with stable field ids, migration, atomic loads
 /// and entity remapping (the `rota-scene` crate; derive components with
@@ -164,14 +176,17 @@ pub mod scene {
 pub mod __private {
     pub use rota_core::checksum::{StableHash, StableHasher};
     pub use rota_core::query::{
-        Access, ConstAccess, QueryData, check_one_commands, check_parameter_aliasing, find_alias,
+        Access, ConstAccess, QueryData, check_condition_parameter, check_one_commands,
+        check_parameter_aliasing, find_alias,
     };
-    pub use rota_core::system::sealed::SystemSeal;
+    pub use rota_core::system::condition::{Condition, IntoRunIf, RunIf};
+    pub use rota_core::system::sealed::{ConditionSeal, SystemSeal};
     pub use rota_core::system::{
         AccessKind, AllowedBy, Declarable, Defers, Marker, ParamSeal, Reads, Receives, Sends,
         System, SystemContext, SystemDescriptor, SystemMarker, SystemParam, Writes, system_ref,
     };
     pub use rota_core::{Component, Event, Resource};
+    pub use std::option::Option::{self, Some};
     pub use std::vec::Vec;
 
     /// What `#[derive(Scene)]` names.

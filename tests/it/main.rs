@@ -22,6 +22,7 @@ mod rollback;
 mod rollback_ghosts;
 mod scene;
 mod schedule;
+mod schedule_conditions;
 mod schedule_determinism;
 mod schedule_events;
 mod schedule_inline_threshold;

@@ -4,7 +4,9 @@
 //!   reads, writes, `after` edges, `Commands` use, strides and declaration order are all random,
 //!   over a random world. After every one of 6 ticks the world checksum, and every `RunReport`
 //!   (`ran` lists and command reports), must be identical on 1, 2, 4 and 8 threads and on a
-//!   repeated run. Schedules are built with `inline_below(0)`, so every batch of two or more due
+//!   repeated run. Systems also get random run conditions (`run_if`, one of four `#[condition]`s
+//!   over the values of `C0..C3`, maybe under `not`, maybe two under `and`/`or`), so `skipped`
+//!   lists vary by tick and are compared too. Schedules are built with `inline_below(0)`, so every batch of two or more due
 //!   systems really runs on the pool; each case checks that workers did run systems whenever the
 //!   plan has such a batch.
 //! * `comparison_detects_thread_dependent_systems` — the comparison is not vacuous: a system
@@ -19,13 +21,14 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use proptest::collection::vec;
 use proptest::prelude::*;
+use rota::condition::{RunIf, not};
 use rota::rota_core::system::{
     Defers, Marker, SystemContext, SystemMarker, SystemParam, SystemRef,
 };
 use rota::rota_schedule::UnderConstrained;
 use rota::{
     Commands, Component, Entity, Query, RunReport, Schedule, ScheduleBuilder, ScheduleError,
-    StableHash, System, SystemDescriptor, World, system,
+    StableHash, System, SystemDescriptor, World, condition, system,
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -310,6 +313,45 @@ impl<const ID: usize> System for RandomSystem<ID> {
 }
 
 // ---------------------------------------------------------------------------------------------
+// Run conditions: whether the sum of one component's values is not a multiple of 3 (so each
+// holds on some ticks and not on others as the systems change the values).
+
+macro_rules! sum_conditions {
+    ($($name:ident: $t:ident),*) => {$(
+        #[condition(reads($t))]
+        fn $name(q: Query<&$t>) -> bool {
+            q.iter().fold(0u64, |a, v| a.wrapping_add(v.0)) % 3 != 0
+        }
+    )*};
+}
+sum_conditions!(sum_c0: C0, sum_c1: C1, sum_c2: C2, sum_c3: C3);
+
+/// The condition over component `t`, negated if `negate`.
+fn condition_for(t: usize, negate: bool) -> RunIf {
+    let condition = match t {
+        0 => RunIf::from_condition(sum_c0),
+        1 => RunIf::from_condition(sum_c1),
+        2 => RunIf::from_condition(sum_c2),
+        _ => RunIf::from_condition(sum_c3),
+    };
+    if negate { not(condition) } else { condition }
+}
+
+/// A random condition tree: one or two leaves (`(type, negate)`), the second joined with `and`
+/// (`true`) or `or`.
+type ConditionSpec = ((usize, bool), Option<(bool, (usize, bool))>);
+
+fn run_if_for(spec: &ConditionSpec) -> RunIf {
+    let (first, second) = spec;
+    let first = condition_for(first.0, first.1);
+    match second {
+        None => first,
+        Some((true, (t, negate))) => first.and(condition_for(*t, *negate)),
+        Some((false, (t, negate))) => first.or(condition_for(*t, *negate)),
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
 // Random cases
 
 /// One random system's declarations and stride.
@@ -322,6 +364,8 @@ struct Spec {
     commands: bool,
     /// `builder.every_ticks(..)` override.
     stride: Option<u64>,
+    /// `builder.run_if(..)`.
+    condition: Option<ConditionSpec>,
 }
 
 impl Spec {
@@ -360,12 +404,20 @@ fn spec(id: usize) -> impl Strategy<Value = Spec> {
         vec(prop::bool::weighted(0.15), id),
         prop::bool::weighted(0.25),
         prop_oneof![3 => Just(None), 2 => (1u64..=3).prop_map(Some)],
+        prop::option::weighted(
+            0.4,
+            (
+                (0..TYPES, any::<bool>()),
+                prop::option::of((any::<bool>(), (0..TYPES, any::<bool>()))),
+            ),
+        ),
     )
-        .prop_map(|(access, mask, commands, stride)| Spec {
+        .prop_map(|(access, mask, commands, stride, condition)| Spec {
             access,
             after: (0..mask.len()).filter(|&j| mask[j]).collect(),
             commands,
             stride,
+            condition,
         })
 }
 
@@ -407,6 +459,9 @@ fn builder_for(case: &Case, threads: usize) -> ScheduleBuilder {
     for (id, s) in case.systems.iter().enumerate() {
         if let Some(n) = s.stride {
             b = with_id!(id, I => b.every_ticks(marker::<I>, n));
+        }
+        if let Some(condition) = &s.condition {
+            b = with_id!(id, I => b.run_if(marker::<I>, run_if_for(condition)));
         }
     }
     for &(sys, before) in &case.extra_after {
@@ -471,8 +526,11 @@ proptest! {
     fn random_schedules_are_deterministic(case in case()) {
         let base = simulate(&case, 1).expect("acyclic by construction");
         prop_assert_eq!(base.reports.len(), TICKS as usize);
-        // Every system is due on tick 0, so a batch of two runs on the pool on tick 0.
-        let parallel_batch = base.batches.iter().any(|b| b.len() > 1);
+        // A batch in which two systems ran went to the pool (`inline_below(0)`).
+        let parallel_batch = base
+            .reports
+            .iter()
+            .any(|r| r.profile.batches.iter().any(|b| b.systems > 1));
         for threads in THREADS {
             let before = WORKER_RUNS.load(Ordering::Relaxed);
             let outcome = simulate(&case, threads).expect("acyclic by construction");

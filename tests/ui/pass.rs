@@ -92,6 +92,13 @@ fn system_correct_systems_compiles_and_runs() {
     system_correct_systems::main();
 }
 
+#[path = "condition/pass-no-implicit-prelude.rs"]
+mod condition_no_implicit_prelude;
+#[test]
+fn condition_no_implicit_prelude_compiles_and_runs() {
+    condition_no_implicit_prelude::main();
+}
+
 #[path = "system/pass-no-implicit-prelude.rs"]
 mod system_no_implicit_prelude;
 #[test]

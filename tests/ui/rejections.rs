@@ -26,6 +26,7 @@ fn ui_rejections_fail_under_cargo_check() {
     let t = trybuild::TestCases::new();
     t.compile_fail("component/[!p]*.rs");
     t.compile_fail("system/[!p]*.rs");
+    t.compile_fail("condition/[!p]*.rs");
     t.compile_fail("seal/[!p]*.rs");
     t.compile_fail("events/[!p]*.rs");
     t.compile_fail("scene/[!p]*.rs");

@@ -22,6 +22,9 @@
 //!   the descriptor the scheduler reads is built from the same lists. Parameters that alias a
 //!   `&mut` (`(&mut A, &A)`, `Res<G>` with `ResMut<G>`, across parameters or inside derived ones)
 //!   fail in a `const` evaluated by `cargo check`.
+//! * `#[condition(reads(..))]` turns a function returning `bool` into a run condition checked
+//!   like a system (`run_if(..)` in `#[system]` attaches it); a condition only reads: any other
+//!   key, and a parameter that writes or records commands, is a compile error naming it.
 //! * `#[derive(SystemParam)]` composes parameters into one whose access is their union.
 //! * `#[derive(StableHash)]` gives a type the fixed encoding world checksums use.
 //! * `#[derive(Scene)]` gives a component a stable scene key and every field a stable id;
@@ -109,6 +112,7 @@ pub fn derive_component(input: TokenStream) -> TokenStream {
 /// | `receives(E, ..)` | events its `EventReader<E>`s receive; ordered after (or before) senders like a reader after a writer |
 /// | `after(system, ..)` | systems this one runs after (by function name) |
 /// | `every_ticks = N` | runs on ticks where `tick % N == 0`; whole ticks, never seconds |
+/// | `run_if(condition, ..)` | runs only when every `#[condition]` listed holds (see [`macro@condition`]) |
 ///
 /// # Parameters
 ///
@@ -183,6 +187,54 @@ pub fn derive_component(input: TokenStream) -> TokenStream {
 #[proc_macro_attribute]
 pub fn system(attr: TokenStream, item: TokenStream) -> TokenStream {
     system::system(attr.into(), item.into()).into()
+}
+
+/// Declares a run condition: a function returning `bool` that only reads, whose reads are
+/// declared and held to that declaration by the compiler like a system's.
+///
+/// The one key is `reads(T, ..)`. A parameter that writes (`ResMut`, `Query` of `&mut T`) or
+/// records `Commands` is a compile error naming the condition; so is any other key. Attach a
+/// condition with `#[system(run_if(is_day))]` or `ScheduleBuilder::run_if(system, is_day)`,
+/// combine with `is_day.and(..)`, `.or(..)` and `rota::condition::not(..)`.
+///
+/// ```
+/// use rota::{Resource, Res, Schedule, World, condition, system};
+///
+/// #[derive(Resource, Clone)]
+/// struct Clock(u32);
+///
+/// #[condition(reads(Clock))]
+/// fn is_day(clock: Res<Clock>) -> bool {
+///     clock.0 % 24 < 12
+/// }
+///
+/// #[system(writes(Clock))]
+/// fn advance(mut clock: rota::ResMut<Clock>) {
+///     clock.0 += 6;
+/// }
+///
+/// #[system(reads(Clock), run_if(is_day), after(advance))]
+/// fn forage() {}
+///
+/// let mut schedule = Schedule::builder().add(advance).add(forage).build()?;
+/// let mut world = World::new();
+/// world.insert_resource(Clock(0));
+/// assert_eq!(schedule.run(&mut world).ran, ["advance", "forage"]); // 6 o'clock
+/// assert_eq!(schedule.run(&mut world).skipped, ["forage"]); // 12 o'clock
+/// # Ok::<(), rota::ScheduleError>(())
+/// ```
+///
+/// A condition that writes does not compile, and the error names it:
+///
+/// ```compile_fail
+/// # use rota::{Resource, ResMut, condition};
+/// # #[derive(Resource, Clone)] struct Clock(u32);
+/// #[condition(reads(Clock))]
+/// fn is_day(mut clock: ResMut<Clock>) -> bool { clock.0 += 1; true }
+/// ```
+#[proc_macro_attribute]
+pub fn condition(attr: TokenStream, item: TokenStream) -> TokenStream {
+    system::condition(attr.into(), item.into()).into()
 }
 
 /// Implements `rota::StableHash` (the fixed encoding world checksums use): every field in

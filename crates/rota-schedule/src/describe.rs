@@ -23,11 +23,14 @@ impl Schedule {
             for &i in batch {
                 let position = self.plan.position[i] + 1;
                 let d = &self.descriptors[i];
-                let stride = if d.every_ticks == 1 {
+                let mut stride = if d.every_ticks == 1 {
                     "every tick".to_string()
                 } else {
                     format!("every {} ticks", d.every_ticks)
                 };
+                if let Some(condition) = &self.conditions[i] {
+                    let _ = write!(stride, "; if {condition}");
+                }
                 let names = |v: &[rota_core::system::DeclaredAccess]| {
                     v.iter().map(|a| a.name).collect::<Vec<_>>().join(", ")
                 };
@@ -79,11 +82,14 @@ impl Schedule {
             let _ = writeln!(out, "  subgraph cluster_{b} {{\n    label=\"batch {b}\";");
             for &i in batch {
                 let d = &self.descriptors[i];
-                let label = if d.every_ticks == 1 {
+                let mut label = if d.every_ticks == 1 {
                     d.name.to_string()
                 } else {
                     format!("{}\\nevery {} ticks", d.name, d.every_ticks)
                 };
+                if let Some(condition) = &self.conditions[i] {
+                    let _ = write!(label, "\\nif {condition}");
+                }
                 let _ = writeln!(out, "    \"{}\" [label=\"{label}\"];", d.name);
             }
             out.push_str("  }\n");

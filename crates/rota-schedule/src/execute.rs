@@ -13,6 +13,7 @@ use std::panic::{AssertUnwindSafe, catch_unwind, resume_unwind};
 use std::sync::{Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
+use rota_core::system::condition::RunIf;
 use rota_core::system::{SystemBorrows, SystemContext, SystemDescriptor};
 use rota_core::{CommandQueue, UnsettledStore, World};
 
@@ -30,6 +31,8 @@ pub(crate) struct Scheduled {
     pub(crate) index: usize,
     /// Its stride in ticks.
     pub(crate) every_ticks: u64,
+    /// Its run conditions (attribute and builder), all in one tree.
+    pub(crate) run_if: Option<RunIf>,
     pub(crate) system: Box<dyn BoxedSystem>,
 }
 
@@ -314,13 +317,16 @@ impl Schedule {
             settle(world.unsettled_stores(), &self.workers, self.inline_below);
         }
         report.profile.settle += start.elapsed();
+        // By declaration index: whether the system's conditions were false this tick.
+        let mut skipped = vec![false; self.descriptors.len()];
         for b in 0..self.batch_ranges.len() {
-            if self.due(b, tick).next().is_none() {
+            self.evaluate_conditions(world, b, tick, &mut skipped)?;
+            if self.due(b).next().is_none() {
                 continue;
             }
-            self.run_batch(world, b, tick, &mut report);
+            self.run_batch(world, b, &mut report);
             if self.outcomes.iter().any(|o| o.panic.is_some()) {
-                return Err(self.collect_panics(b, tick));
+                return Err(self.collect_panics(b));
             }
             let apply = Instant::now();
             let commands_span = span!("rota.commands", batch = b);
@@ -345,35 +351,80 @@ impl Schedule {
             report.profile.commands += sort - apply;
             report.profile.settle += sort.elapsed();
         }
-        // Every batch ran, so the systems that ran are those due, listed in plan order.
-        report.ran = self
-            .plan
-            .order
-            .iter()
-            .map(|&i| &self.descriptors[i])
-            .filter(|d| tick.is_multiple_of(d.every_ticks))
-            .map(|d| d.name)
-            .collect();
+        // Every batch ran, so the systems that ran are those due whose conditions held, listed
+        // in plan order.
+        for &i in &self.plan.order {
+            let d = &self.descriptors[i];
+            if skipped[i] {
+                report.skipped.push(d.name);
+            } else if tick.is_multiple_of(d.every_ticks) {
+                report.ran.push(d.name);
+            }
+        }
         world.advance_schedule_tick(&self.label);
         report.profile.total = start.elapsed();
         Ok(report)
     }
 
-    /// Batch `b`'s systems due on `tick`, in plan order.
-    fn due(&self, b: usize, tick: u64) -> impl Iterator<Item = &Scheduled> {
-        self.systems[self.batch_ranges[b].clone()]
-            .iter()
-            .filter(move |s| tick.is_multiple_of(s.every_ticks))
+    /// Decides which of batch `b`'s systems run on `tick` (`self.enabled`): those due on their
+    /// stride whose conditions hold, evaluated now, in plan order, on the world as the earlier
+    /// batches and their commands left it. Marks the others due in `skipped` (by declaration
+    /// index).
+    ///
+    /// A condition that panics is reported like a system that panicked, under its system's
+    /// name; the batch does not run.
+    fn evaluate_conditions(
+        &mut self,
+        world: &mut World,
+        b: usize,
+        tick: u64,
+        skipped: &mut [bool],
+    ) -> Result<(), SystemPanics> {
+        let range = self.batch_ranges[b].clone();
+        for (s, enabled) in self.systems[range.clone()]
+            .iter_mut()
+            .zip(&mut self.enabled[range])
+        {
+            *enabled = tick.is_multiple_of(s.every_ticks);
+            let Some(condition) = s.run_if.as_mut().filter(|_| *enabled) else {
+                continue;
+            };
+            let _span = span!("rota.condition", system = self.descriptors[s.index].name);
+            match catch_unwind(AssertUnwindSafe(|| condition.evaluate(world))) {
+                Ok(holds) => {
+                    *enabled = holds;
+                    skipped[s.index] = !holds;
+                }
+                Err(payload) => {
+                    return Err(SystemPanics {
+                        panics: vec![SystemPanic {
+                            system: self.descriptors[s.index].name,
+                            payload,
+                        }],
+                    });
+                }
+            }
+        }
+        Ok(())
     }
 
-    /// Runs batch `b`'s systems due on `tick` on split borrows, pushing one outcome per system
+    /// Batch `b`'s systems that run this tick (see [`Schedule::evaluate_conditions`]), in plan
+    /// order.
+    fn due(&self, b: usize) -> impl Iterator<Item = &Scheduled> {
+        let range = self.batch_ranges[b].clone();
+        self.systems[range.clone()]
+            .iter()
+            .zip(&self.enabled[range])
+            .filter(|(_, enabled)| **enabled)
+            .map(|(s, _)| s)
+    }
+
+    /// Runs batch `b`'s enabled systems on split borrows, pushing one outcome per system
     /// into `self.outcomes`, in plan order.
-    fn run_batch(&mut self, world: &mut World, b: usize, tick: u64, report: &mut RunReport) {
+    fn run_batch(&mut self, world: &mut World, b: usize, report: &mut RunReport) {
         let split = Instant::now();
-        let descriptors: Vec<&SystemDescriptor> = self
-            .due(b, tick)
-            .map(|s| &self.descriptors[s.index])
-            .collect();
+        let descriptors: Vec<&SystemDescriptor> =
+            self.due(b).map(|s| &self.descriptors[s.index]).collect();
         let parallel = matches!(self.workers, Workers::Pool(_))
             && descriptors.len() > 1
             && estimated_work(world, &descriptors) >= self.inline_below;
@@ -382,9 +433,12 @@ impl Schedule {
             Err(e) => panic!("rota-schedule internal error: a batch conflicts: {e}"),
         };
         report.profile.settle += split.elapsed();
-        let jobs = self.systems[self.batch_ranges[b].clone()]
+        let range = self.batch_ranges[b].clone();
+        let jobs = self.systems[range.clone()]
             .iter_mut()
-            .filter(|s| tick.is_multiple_of(s.every_ticks))
+            .zip(&self.enabled[range])
+            .filter(|(_, enabled)| **enabled)
+            .map(|(s, _)| s)
             .zip(borrows)
             .zip(&descriptors)
             .map(|((s, borrows), d)| Job {
@@ -427,9 +481,9 @@ impl Schedule {
 
     /// The panics among batch `b`'s `outcomes`, named, in plan order; drops the batch's
     /// commands.
-    fn collect_panics(&mut self, b: usize, tick: u64) -> SystemPanics {
+    fn collect_panics(&mut self, b: usize) -> SystemPanics {
         let outcomes = std::mem::take(&mut self.outcomes);
-        let names = self.due(b, tick).map(|s| self.descriptors[s.index].name);
+        let names = self.due(b).map(|s| self.descriptors[s.index].name);
         let panics = names
             .zip(outcomes)
             .filter_map(|(system, o)| {

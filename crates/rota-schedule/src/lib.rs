@@ -18,6 +18,13 @@
 //! * **Parallelism never changes the result.** Systems in one batch have no edge between them,
 //!   so they touch disjoint data; each gets exactly the stores its descriptor names, as
 //!   exclusive or shared borrows (no `unsafe`, no locks per entity).
+//! * **Run conditions are read-only and evaluated at one point.** A system's conditions
+//!   (`#[system(run_if(..))]`, [`ScheduleBuilder::run_if`]; `#[condition(reads(..))]`
+//!   functions, combined with `and`/`or`/`not`) are evaluated immediately before its batch
+//!   runs, in plan order, on the world as the earlier batches and their commands left it. A
+//!   condition's reads are added to its system's, so the plan orders it like a reader. A system
+//!   whose conditions are false does not run, keeps its last run, and is listed in
+//!   [`RunReport::skipped`].
 //! * **Commands apply at batch ends**, in plan order, the same points for any thread count. A
 //!   system declared `after` another is in a later batch, so it sees that system's commands.
 //! * **Threads are the schedule's.** With `threads(1)` every system and every
@@ -95,6 +102,7 @@ mod system_box;
 mod trace;
 mod workers;
 
+use rota_core::system::condition::{IntoRunIf, RunIf};
 use rota_core::system::{IntoSystem, SystemDescriptor, SystemRef, system_ref};
 
 pub use audit::{AuditReport, UnderConstrained};
@@ -113,6 +121,10 @@ use workers::Workers;
 pub struct ScheduleBuilder {
     systems: Vec<Box<dyn BoxedSystem>>,
     descriptors: Vec<SystemDescriptor>,
+    /// Each system's run conditions from its attribute, in declaration order.
+    run_if: Vec<Option<RunIf>>,
+    /// Conditions added with [`ScheduleBuilder::run_if`], in call order.
+    extra_run_if: Vec<(SystemRef, RunIf)>,
     extra_after: Vec<(SystemRef, SystemRef)>,
     strides: Vec<(SystemRef, u64)>,
     label: Option<String>,
@@ -131,6 +143,8 @@ impl Default for ScheduleBuilder {
         ScheduleBuilder {
             systems: Vec::new(),
             descriptors: Vec::new(),
+            run_if: Vec::new(),
+            extra_run_if: Vec::new(),
             extra_after: Vec::new(),
             strides: Vec::new(),
             label: None,
@@ -147,6 +161,7 @@ impl ScheduleBuilder {
     pub fn add<F: IntoSystem>(mut self, system: F) -> Self {
         let system = system.into_system();
         let state = rota_core::system::System::init_state(&system);
+        self.run_if.push(rota_core::system::System::run_if(&system));
         let boxed = WithState { system, state };
         self.descriptors.push(boxed.descriptor());
         self.systems.push(Box::new(boxed));
@@ -158,6 +173,55 @@ impl ScheduleBuilder {
     pub fn after<A: IntoSystem, B: IntoSystem>(mut self, system: A, before: B) -> Self {
         self.extra_after
             .push((system_ref(system), system_ref(before)));
+        self
+    }
+
+    /// Adds a run condition to `system`: it runs only on ticks where `condition` holds (and
+    /// every condition of its attribute, and every earlier `run_if` call for it). The
+    /// condition is evaluated immediately before the system's batch runs, on the world as it is
+    /// then; its reads are added to the system's, so the plan orders it like a reader.
+    ///
+    /// ```
+    /// use rota::condition::{ConditionExt, not};
+    /// use rota::{Res, Resource, Schedule, World, condition, system};
+    ///
+    /// #[derive(Resource, Clone)]
+    /// struct Daylight(bool);
+    /// #[derive(Resource, Clone)]
+    /// struct Prey(u32);
+    ///
+    /// #[condition(reads(Daylight))]
+    /// fn is_day(light: Res<Daylight>) -> bool {
+    ///     light.0
+    /// }
+    ///
+    /// #[condition(reads(Prey))]
+    /// fn has_prey(prey: Res<Prey>) -> bool {
+    ///     prey.0 > 0
+    /// }
+    ///
+    /// #[system()]
+    /// fn hunt() {}
+    /// #[system()]
+    /// fn sleep() {}
+    ///
+    /// let mut schedule = Schedule::builder()
+    ///     .add(hunt)
+    ///     .add(sleep)
+    ///     .run_if(hunt, is_day.and(has_prey))
+    ///     .run_if(sleep, not(is_day))
+    ///     .build()?;
+    /// let mut world = World::new();
+    /// world.insert_resource(Daylight(true));
+    /// world.insert_resource(Prey(3));
+    /// let report = schedule.run(&mut world);
+    /// assert_eq!((report.ran, report.skipped), (vec!["hunt"], vec!["sleep"]));
+    /// assert!(schedule.describe().contains("hunt (every tick; if is_day and has_prey)"));
+    /// # Ok::<(), rota::ScheduleError>(())
+    /// ```
+    pub fn run_if<A: IntoSystem>(mut self, system: A, condition: impl IntoRunIf) -> Self {
+        self.extra_run_if
+            .push((system_ref(system), condition.into_run_if()));
         self
     }
 
@@ -195,8 +259,8 @@ impl ScheduleBuilder {
     ///
     /// # Errors
     ///
-    /// [`ScheduleError`]: a cycle (naming its systems in order), an `after` naming a system not
-    /// in the schedule, a system added twice, a stride of 0, or 0 threads.
+    /// [`ScheduleError`]: a cycle (naming its systems in order), an `after` or `run_if` naming a
+    /// system not in the schedule, a system added twice, a stride of 0, or 0 threads.
     pub fn build(self) -> Result<Schedule, ScheduleError> {
         self.build_with(None)
     }
@@ -224,6 +288,29 @@ impl ScheduleBuilder {
             };
             d.every_ticks = *ticks;
         }
+        for (sys, condition) in self.extra_run_if {
+            let Some(i) = self.descriptors.iter().position(|d| d.id == sys.id) else {
+                return Err(ScheduleError::UnknownSystem {
+                    system: sys.name,
+                    call: "run_if",
+                });
+            };
+            self.run_if[i] = Some(match self.run_if[i].take() {
+                Some(earlier) => earlier.and(condition),
+                None => condition,
+            });
+        }
+        // A condition's reads are its system's: the plan orders them against writers.
+        for (d, condition) in self.descriptors.iter_mut().zip(&self.run_if) {
+            for read in condition.iter().flat_map(RunIf::reads) {
+                d.add_read(read);
+            }
+        }
+        let conditions: Vec<Option<String>> = self
+            .run_if
+            .iter()
+            .map(|c| c.as_ref().map(ToString::to_string))
+            .collect();
         if let Some(d) = self.descriptors.iter().find(|d| d.every_ticks == 0) {
             return Err(ScheduleError::ZeroStride { system: d.name });
         }
@@ -273,11 +360,13 @@ impl ScheduleBuilder {
         let mut systems: Vec<Scheduled> = self
             .systems
             .into_iter()
+            .zip(self.run_if)
             .zip(&self.descriptors)
             .enumerate()
-            .map(|(index, (system, d))| Scheduled {
+            .map(|(index, ((system, run_if), d))| Scheduled {
                 index,
                 every_ticks: d.every_ticks,
+                run_if,
                 system,
             })
             .collect();
@@ -297,8 +386,11 @@ impl ScheduleBuilder {
             let names: Vec<&str> = self.descriptors.iter().map(|d| d.name).collect();
             names.join(", ")
         });
+        let enabled = vec![false; systems.len()];
         Ok(Schedule {
             label,
+            enabled,
+            conditions,
             systems,
             batch_ranges,
             descriptors: self.descriptors,
@@ -317,6 +409,11 @@ pub struct Schedule {
     label: String,
     /// The systems in run order: batch after batch, each batch in plan order.
     systems: Vec<Scheduled>,
+    /// `enabled[p]`: whether `systems[p]` runs this tick (due on its stride and its
+    /// conditions hold), set for a batch immediately before it runs.
+    enabled: Vec<bool>,
+    /// Each system's run conditions as text (`is_day and not(winter)`), in declaration order.
+    conditions: Vec<Option<String>>,
     /// `systems[batch_ranges[b]]` is batch `b`.
     batch_ranges: Vec<std::ops::Range<usize>>,
     /// In declaration order.
@@ -373,7 +470,13 @@ impl Schedule {
             .collect()
     }
 
-    /// The descriptors, in declaration order.
+    /// Each system's run conditions as text (`"is_day and not(has_prey)"`), `None` for a system
+    /// without any; in declaration order, like [`Schedule::descriptors`].
+    pub fn conditions(&self) -> &[Option<String>] {
+        &self.conditions
+    }
+
+    /// The descriptors, in declaration order (a system's reads include its conditions').
     pub fn descriptors(&self) -> &[SystemDescriptor] {
         &self.descriptors
     }

@@ -7,7 +7,7 @@ use rota_core::ApplyReport;
 
 /// What one [`crate::Schedule::run`] did, and where its time went.
 ///
-/// Equality compares what the run did (`tick`, `ran`, `commands`), not the `profile`: wall-clock
+/// Equality compares what the run did (`tick`, `ran`, `skipped`, `commands`), not the `profile`: wall-clock
 /// time differs between any two runs, while everything else is the same on any thread count.
 #[derive(Debug, Default, Clone)]
 pub struct RunReport {
@@ -20,6 +20,10 @@ pub struct RunReport {
     /// Systems that ran, in plan order ([`crate::Schedule::order`]; strided systems skip some
     /// ticks).
     pub ran: Vec<&'static str>,
+    /// Systems due on their stride that did not run because a run condition was false, in plan
+    /// order. A skipped system's last run (what its `Changed`/`Added` filters see next) stays
+    /// where it was.
+    pub skipped: Vec<&'static str>,
     /// What applying the systems' commands did.
     pub commands: ApplyReport,
     /// Wall-clock durations of the run's parts.
@@ -31,6 +35,7 @@ impl PartialEq for RunReport {
         self.tick == other.tick
             && self.schedule_tick == other.schedule_tick
             && self.ran == other.ran
+            && self.skipped == other.skipped
             && self.commands == other.commands
     }
 }

@@ -1,7 +1,8 @@
 //! The simulation: a deterministic predator/prey/grass world on a wrapping 2-D grid.
 //!
 //! Every promise of rota at work: systems declared with `#[system]` (the compiler holds them to
-//! their declarations), ordered by `after`, strided by `every_ticks`, run in parallel where their
+//! their declarations), ordered by `after`, strided by `every_ticks`, gated by a run condition
+//! (no grass grows in winter: `#[condition]`, `run_if`), run in parallel where their
 //! declarations allow and inside the long loops (`par_for_each`), births and deaths through
 //! `Commands`, every random draw keyed by (seed, entity, tick) so that no generator is shared,
 //! a `Kill` event from `hunting` to `statistics`, births
@@ -11,7 +12,7 @@
 use rota::{
     Added, Changed, Commands, Component, Entity, Event, EventReader, EventWriter, Local,
     ParallelQuery, Query, Res, ResMut, Resource, Scene, Schedule, StableHash, StableHasher, With,
-    World, system,
+    World, condition, system,
 };
 
 pub mod scene;
@@ -285,7 +286,16 @@ fn movement(mut q: Query<(&mut Position, &Velocity)>, grid: Res<Grid>) {
     });
 }
 
-#[system(writes(Grass), every_ticks = 5)]
+/// Ticks per season; a year is four of them, winter the last.
+const SEASON_TICKS: u64 = 5;
+
+/// Whether the draw clock is outside winter (the last of the four seasons of a year).
+#[condition(reads(Clock))]
+fn not_winter(clock: Res<Clock>) -> bool {
+    (clock.0 / SEASON_TICKS) % 4 != 3
+}
+
+#[system(writes(Grass), every_ticks = 5, run_if(not_winter))]
 fn grass_growth(mut grass: ResMut<Grass>) {
     for g in grass.0.iter_mut() {
         *g = (*g + GRASS_REGROWTH).min(GRASS_MAX);

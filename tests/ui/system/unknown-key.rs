@@ -11,7 +11,7 @@ struct Health(u32);
 #[derive(Resource, Clone)]
 struct Gravity(f32);
 
-#[system(reads(Velocity), write(Position), run_if = true)]
+#[system(reads(Velocity), write(Position), on_timer = true)]
 fn movement(q: Query<&Velocity>) {
     let _ = q.iter().count();
 }

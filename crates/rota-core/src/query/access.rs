@@ -321,3 +321,61 @@ impl AccessSink for OneAccess {
         self.0 = Some(access);
     }
 }
+
+/// Whether `node` holds a write.
+const fn writes_any(node: &ConstAccess) -> Option<&'static str> {
+    match node {
+        ConstAccess::Leaf {
+            name,
+            mode: Mode::Write,
+            ..
+        } => Some(name),
+        ConstAccess::Leaf { .. } => None,
+        ConstAccess::List(list) => {
+            let mut i = 0;
+            while i < list.len() {
+                if let Some(name) = writes_any(&list[i]) {
+                    return Some(name);
+                }
+                i += 1;
+            }
+            None
+        }
+    }
+}
+
+/// Fails compilation if parameter `parameter` of run condition `condition` writes (its
+/// `access` holds a write) or records commands (`commands` > 0): a condition only reads.
+///
+/// # Panics
+///
+/// At compile time, naming the condition, the parameter and what it writes.
+pub const fn check_condition_parameter(
+    condition: &str,
+    parameter: &str,
+    access: ConstAccess,
+    commands: u32,
+) {
+    if let Some(name) = writes_any(&access) {
+        let m = ConstMessage::concat(&[
+            "condition `",
+            condition,
+            "`: parameter `",
+            parameter,
+            "` writes `",
+            name,
+            "`; a condition only reads (`Res`, `Query` of `&T`)",
+        ]);
+        panic!("{}", m.as_str());
+    }
+    if commands > 0 {
+        let m = ConstMessage::concat(&[
+            "condition `",
+            condition,
+            "`: parameter `",
+            parameter,
+            "` records `Commands`; a condition only reads",
+        ]);
+        panic!("{}", m.as_str());
+    }
+}

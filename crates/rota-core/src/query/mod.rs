@@ -33,8 +33,8 @@ use crate::entity::Entity;
 use crate::error::MismatchReason;
 
 pub use access::{
-    Access, AccessSink, ConstAccess, Mode, Space, check_one_commands, check_parameter_aliasing,
-    find_alias, find_alias_between, find_alias_runtime,
+    Access, AccessSink, ConstAccess, Mode, Space, check_condition_parameter, check_one_commands,
+    check_parameter_aliasing, find_alias, find_alias_between, find_alias_runtime,
 };
 pub use borrow::{Borrows, WholeWorld};
 pub use column::Pending;

@@ -8,6 +8,7 @@
 //! add to its declarations. `System` and `SystemParam` are sealed: a system's descriptor and
 //! what its body can touch come from one source, the attribute.
 
+pub mod condition;
 mod param;
 mod split;
 
@@ -167,6 +168,14 @@ impl SystemDescriptor {
         self
     }
 
+    /// Adds a read of a type already described (a run condition's read, see
+    /// [`condition::RunIf::reads`]); ignored if the type is already read or written.
+    pub fn add_read(&mut self, access: DeclaredAccess) {
+        if !self.writes.contains(&access) && !self.reads.contains(&access) {
+            self.reads.push(access);
+        }
+    }
+
     /// Declares that this system runs after `other`.
     pub fn after(mut self, other: SystemRef) -> Self {
         self.after.push(other);
@@ -245,6 +254,9 @@ pub mod sealed {
     /// Seals [`System`](super::System): implemented by `#[system]` through `rota::__private`.
     /// Not an API.
     pub trait SystemSeal {}
+    /// Seals [`Condition`](super::condition::Condition): implemented by `#[condition]`
+    /// through `rota::__private`. Not an API.
+    pub trait ConditionSeal {}
 }
 
 /// A system: implemented by `#[system]` for the system's (unnameable) marker type, and sealed,
@@ -265,6 +277,11 @@ pub trait System: sealed::SystemSeal + Send + Sync + 'static {
     fn init_state(&self) -> Self::State;
     /// Runs the system once with the stores and resources it declared.
     fn run(&self, state: &mut Self::State, context: SystemContext<'_>);
+    /// The run conditions of its attribute (`run_if(..)`), all of which must hold; `None`
+    /// without any. A schedule evaluates them; [`World::run`] ignores them.
+    fn run_if(&self) -> Option<condition::RunIf> {
+        None
+    }
 }
 
 /// Something that makes a system: the function `#[system]` generates (`movement`, not

@@ -34,7 +34,7 @@ use quote::{ToTokens, format_ident, quote, quote_spanned};
 use syn::Type;
 use syn::spanned::Spanned;
 
-use super::parse::{Declared, Model};
+use super::parse::{Declared, Kind, Model};
 
 pub(crate) fn expand(model: &Model) -> TokenStream {
     let item = &model.item;
@@ -180,6 +180,111 @@ pub(crate) fn expand(model: &Model) -> TokenStream {
         .map(|l| l.base10_parse::<u64>().unwrap_or(1))
         .unwrap_or(1);
 
+    let run_if = match model.run_if.split_first() {
+        None => quote! {},
+        Some((first, rest)) => {
+            let first = quote_spanned! {first.span()=>
+                ::rota::__private::IntoRunIf::into_run_if(#first)
+            };
+            let rest = rest.iter().map(|c| {
+                quote_spanned! {c.span()=> .and(::rota::__private::IntoRunIf::into_run_if(#c)) }
+            });
+            quote! {
+                fn run_if(&self) -> ::rota::__private::Option<::rota::__private::RunIf> {
+                    ::rota::__private::Some(#first #(#rest)*)
+                }
+            }
+        }
+    };
+    let header = quote! {
+        #[allow(non_camel_case_types)]
+        #[derive(Clone, Copy)]
+        struct #marker;
+
+        impl ::rota::__private::Marker for #marker {}
+        impl ::rota::__private::SystemMarker for #marker {}
+        const _: () = { #(#declarable)* };
+        #impls
+        #(#access_checks)*
+        #(#alias_checks)*
+    };
+    let descriptor = quote! {
+        let mut accesses = ::rota::__private::Vec::new();
+        #(#param_access)*
+        let descriptor = ::rota::__private::SystemDescriptor::new(
+            #name_str,
+            ::rota::__private::type_id_of::<#marker>(),
+        )
+        #(.read::<#reads>())*
+        #(.write::<#writes>())*
+        #(.defer::<#defers>())*
+        #(.send::<#sends>())*
+        #(.receive::<#receives>())*
+        #(.after(::rota::__private::system_ref(#after)))*
+        .every_ticks(#every_ticks)
+        .params(&accesses);
+    };
+    let run_body = quote! {
+        let (#(#states,)*) = ::rota::__private::state_mut::<(#(#state_tys,)*)>(#state);
+        // Shorten the context's lifetime to the state borrow's (covariance).
+        let mut #context: ::rota::__private::SystemContext<'_> = #context;
+        #body_fn::<#marker>(#(#fetches),*)
+    };
+
+    if model.kind == Kind::Condition {
+        // One read-only check per parameter, at the parameter.
+        let read_only = model.params.iter().map(|p| {
+            let ty = &p.ty;
+            let param_name = &p.name;
+            quote_spanned! {ty.span()=>
+                const _: () = ::rota::__private::check_condition_parameter(
+                    #name_str,
+                    #param_name,
+                    <#ty as ::rota::__private::SystemParam>::ACCESS,
+                    <#ty as ::rota::__private::SystemParam>::COMMANDS,
+                );
+            }
+        });
+        return quote! {
+            #(#attrs)*
+            #[allow(clippy::let_unit_value, clippy::unused_unit, clippy::type_complexity, elided_lifetimes_in_paths)]
+            #vis fn #name() -> impl ::rota::__private::Condition {
+                #[allow(non_camel_case_types, elided_lifetimes_in_paths, clippy::too_many_arguments, clippy::needless_pass_by_value)]
+                fn #body_fn<#marker: #bounds>(#(#body_params),*) #output #block
+
+                {
+                    #header
+                    #(#read_only)*
+                    impl ::rota::__private::ConditionSeal for #marker {}
+
+                    impl ::rota::__private::Condition for #marker {
+                        const NAME: &'static str = #name_str;
+                        type State = ::rota::__private::ErasedState;
+
+                        fn descriptor(&self) -> ::rota::__private::SystemDescriptor {
+                            #descriptor
+                            descriptor
+                        }
+
+                        fn init_state(&self) -> Self::State {
+                            ::rota::__private::erase_state((#(#init_states,)*))
+                        }
+
+                        fn evaluate(
+                            &self,
+                            #state: &mut Self::State,
+                            #context: ::rota::__private::SystemContext<'_>,
+                        ) -> bool {
+                            #run_body
+                        }
+                    }
+
+                    #marker
+                }
+            }
+        };
+    }
+
     quote! {
         #(#attrs)*
         #[allow(clippy::let_unit_value, clippy::unused_unit, clippy::type_complexity, elided_lifetimes_in_paths)]
@@ -188,17 +293,8 @@ pub(crate) fn expand(model: &Model) -> TokenStream {
             fn #body_fn<#marker: #bounds>(#(#body_params),*) #output #block
 
             {
-                #[allow(non_camel_case_types)]
-                #[derive(Clone, Copy)]
-                struct #marker;
-
-                impl ::rota::__private::Marker for #marker {}
-                impl ::rota::__private::SystemMarker for #marker {}
+                #header
                 impl ::rota::__private::SystemSeal for #marker {}
-                const _: () = { #(#declarable)* };
-                #impls
-                #(#access_checks)*
-                #(#alias_checks)*
                 #commands_check
 
                 impl ::rota::__private::System for #marker {
@@ -206,20 +302,7 @@ pub(crate) fn expand(model: &Model) -> TokenStream {
                     type State = ::rota::__private::ErasedState;
 
                     fn descriptor(&self) -> ::rota::__private::SystemDescriptor {
-                        let mut accesses = ::rota::__private::Vec::new();
-                        #(#param_access)*
-                        let descriptor = ::rota::__private::SystemDescriptor::new(
-                            #name_str,
-                            ::rota::__private::type_id_of::<#marker>(),
-                        )
-                        #(.read::<#reads>())*
-                        #(.write::<#writes>())*
-                        #(.defer::<#defers>())*
-                        #(.send::<#sends>())*
-                        #(.receive::<#receives>())*
-                        #(.after(::rota::__private::system_ref(#after)))*
-                        .every_ticks(#every_ticks)
-                        .params(&accesses);
+                        #descriptor
                         if (0 #(+ #uses_commands)*) > 0 {
                             descriptor.uses_commands()
                         } else {
@@ -236,11 +319,10 @@ pub(crate) fn expand(model: &Model) -> TokenStream {
                         #state: &mut Self::State,
                         #context: ::rota::__private::SystemContext<'_>,
                     ) {
-                        let (#(#states,)*) = ::rota::__private::state_mut::<(#(#state_tys,)*)>(#state);
-                        // Shorten the context's lifetime to the state borrow's (covariance).
-                        let mut #context: ::rota::__private::SystemContext<'_> = #context;
-                        #body_fn::<#marker>(#(#fetches),*)
+                        #run_body
                     }
+
+                    #run_if
                 }
 
                 #marker

@@ -1,4 +1,5 @@
-//! `#[system(reads(..), writes(..), after(..), every_ticks = N)]`: parse → validate → expand.
+//! `#[system(reads(..), writes(..), after(..), every_ticks = N, run_if(..))]` and
+//! `#[condition(reads(..))]`: parse → validate → expand.
 
 mod expand;
 mod parse;
@@ -7,7 +8,16 @@ mod validate;
 use proc_macro2::TokenStream;
 
 pub(crate) fn system(attr: TokenStream, item: TokenStream) -> TokenStream {
-    let parsed = parse::parse(attr, item);
+    generate(parse::Kind::System, attr, item)
+}
+
+/// `#[condition(reads(..))]`: a system-like item that only reads and returns `bool`.
+pub(crate) fn condition(attr: TokenStream, item: TokenStream) -> TokenStream {
+    generate(parse::Kind::Condition, attr, item)
+}
+
+fn generate(kind: parse::Kind, attr: TokenStream, item: TokenStream) -> TokenStream {
+    let parsed = parse::parse(kind, attr, item);
     let result = parsed.and_then(|model| {
         validate::validate(&model)?;
         Ok(expand::expand(&model))

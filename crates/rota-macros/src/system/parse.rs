@@ -17,7 +17,35 @@ pub(crate) const DEFERS: &str = "defers";
 pub(crate) const EVERY_TICKS: &str = "every_ticks";
 pub(crate) const SENDS: &str = "sends";
 pub(crate) const RECEIVES: &str = "receives";
-pub(crate) const KEYS: [&str; 7] = [READS, WRITES, DEFERS, SENDS, RECEIVES, AFTER, EVERY_TICKS];
+pub(crate) const RUN_IF: &str = "run_if";
+pub(crate) const KEYS: [&str; 8] = [
+    READS,
+    WRITES,
+    DEFERS,
+    SENDS,
+    RECEIVES,
+    AFTER,
+    EVERY_TICKS,
+    RUN_IF,
+];
+
+/// What the attribute makes: a system (`#[system]`) or a run condition (`#[condition]`, which
+/// only reads and returns `bool`).
+#[derive(Copy, Clone, PartialEq, Eq)]
+pub(crate) enum Kind {
+    System,
+    Condition,
+}
+
+impl Kind {
+    /// The word messages use.
+    pub(crate) fn word(self) -> &'static str {
+        match self {
+            Kind::System => "system",
+            Kind::Condition => "condition",
+        }
+    }
+}
 
 /// A `reads(..)`/`writes(..)` entry: the type as written, for spans and messages.
 pub(crate) struct Declared {
@@ -34,6 +62,7 @@ pub(crate) struct Param {
 }
 
 pub(crate) struct Model {
+    pub(crate) kind: Kind,
     pub(crate) item: syn::ItemFn,
     pub(crate) reads: Vec<Declared>,
     pub(crate) writes: Vec<Declared>,
@@ -44,16 +73,19 @@ pub(crate) struct Model {
     pub(crate) receives: Vec<Declared>,
     pub(crate) after: Vec<syn::Path>,
     pub(crate) every_ticks: Option<syn::LitInt>,
+    /// Run conditions (`run_if(..)`), all of which must hold: expressions of `IntoRunIf`.
+    pub(crate) run_if: Vec<syn::Expr>,
     /// The function's parameters, in order.
     pub(crate) params: Vec<Param>,
     /// Receivers (`self`) found, rejected by validation.
     pub(crate) receivers: Vec<Span>,
 }
 
-pub(crate) fn parse(attr: TokenStream, item: TokenStream) -> syn::Result<Model> {
+pub(crate) fn parse(kind: Kind, attr: TokenStream, item: TokenStream) -> syn::Result<Model> {
     let item: syn::ItemFn = syn::parse2(item)?;
     let mut errors = Vec::new();
     let mut model = Model {
+        kind,
         item,
         reads: Vec::new(),
         writes: Vec::new(),
@@ -62,6 +94,7 @@ pub(crate) fn parse(attr: TokenStream, item: TokenStream) -> syn::Result<Model> 
         receives: Vec::new(),
         after: Vec::new(),
         every_ticks: None,
+        run_if: Vec::new(),
         params: Vec::new(),
         receivers: Vec::new(),
     };
@@ -98,9 +131,18 @@ fn parse_attr(
             errors.push(e);
         }
         seen.push((name.clone(), key.span()));
+        if model.kind == Kind::Condition && name != READS && KEYS.contains(&name.as_str()) {
+            let condition = &model.item.sig.ident;
+            errors.push(syn::Error::new(
+                key.span(),
+                format!(
+                    "condition `{condition}` cannot declare `{name}`: a condition only reads, so its one key is `reads(..)`"
+                ),
+            ));
+        }
         let is_list = matches!(
             name.as_str(),
-            READS | WRITES | DEFERS | SENDS | RECEIVES | AFTER
+            READS | WRITES | DEFERS | SENDS | RECEIVES | AFTER | RUN_IF
         );
         if input.peek(Token![=]) {
             let eq: Token![=] = input.parse()?;
@@ -124,7 +166,7 @@ fn parse_attr(
                     )),
                 }
             } else {
-                errors.push(unknown_key(&key));
+                errors.push(unknown_key(&key, model.kind));
             }
         } else if input.peek(syn::token::Paren) {
             let content;
@@ -149,23 +191,30 @@ fn parse_attr(
                     Ok(paths) => model.after.extend(paths),
                     Err(e) => errors.push(e),
                 },
+                RUN_IF => match Punctuated::<syn::Expr, Token![,]>::parse_terminated(&content) {
+                    Ok(conditions) => model.run_if.extend(conditions),
+                    Err(e) => errors.push(e),
+                },
                 EVERY_TICKS => errors.push(syn::Error::new(
                     key.span(),
                     "write `every_ticks = N`, not `every_ticks(N)`",
                 )),
                 _ => {
                     let _: TokenStream = content.parse()?;
-                    errors.push(unknown_key(&key));
+                    errors.push(unknown_key(&key, model.kind));
                 }
             }
         } else {
             errors.push(if KEYS.contains(&name.as_str()) {
                 syn::Error::new(
                     key.span(),
-                    format!("`{name}` needs a value: see the `#[system]` documentation"),
+                    format!(
+                        "`{name}` needs a value: see the `#[{}]` documentation",
+                        model.kind.word()
+                    ),
                 )
             } else {
-                unknown_key(&key)
+                unknown_key(&key, model.kind)
             });
         }
         if input.is_empty() {
@@ -176,13 +225,16 @@ fn parse_attr(
     Ok(())
 }
 
-fn unknown_key(key: &syn::Ident) -> syn::Error {
-    syn::Error::new(
-        key.span(),
-        format!(
-            "unknown key `{key}` in `#[system(..)]`; valid keys are `reads(..)`, `writes(..)`, `defers(..)`, `sends(..)`, `receives(..)`, `after(..)` and `every_ticks = N`"
+fn unknown_key(key: &syn::Ident, kind: Kind) -> syn::Error {
+    let message = match kind {
+        Kind::System => format!(
+            "unknown key `{key}` in `#[system(..)]`; valid keys are `reads(..)`, `writes(..)`, `defers(..)`, `sends(..)`, `receives(..)`, `after(..)`, `run_if(..)` and `every_ticks = N`"
         ),
-    )
+        Kind::Condition => {
+            format!("unknown key `{key}` in `#[condition(..)]`; its one key is `reads(..)`")
+        }
+    };
+    syn::Error::new(key.span(), message)
 }
 
 fn param(pat: syn::Pat, ty: Type) -> Param {

@@ -6,17 +6,18 @@
 use quote::ToTokens;
 
 use super::combine;
-use super::parse::{Declared, Model};
+use super::parse::{Declared, Kind, Model};
 
 pub(crate) fn validate(model: &Model) -> syn::Result<()> {
     let mut errors = Vec::new();
     let sig = &model.item.sig;
     let name = &sig.ident;
+    let what = model.kind.word();
     for span in &model.receivers {
         errors.push(syn::Error::new(
             *span,
             format!(
-                "system `{name}` cannot take `self`: a system is a free function whose parameters are all declared accesses"
+                "{what} `{name}` cannot take `self`: a system is a free function whose parameters are all declared accesses"
             ),
         ));
     }
@@ -24,7 +25,7 @@ pub(crate) fn validate(model: &Model) -> syn::Result<()> {
         errors.push(syn::Error::new_spanned(
             &sig.generics,
             format!(
-                "system `{name}` cannot be generic: its accesses must be known types so the compiler can check them"
+                "{what} `{name}` cannot be generic: its accesses must be known types so the compiler can check them"
             ),
         ));
     }
@@ -40,11 +41,30 @@ pub(crate) fn validate(model: &Model) -> syn::Result<()> {
         if let Some(token) = token {
             errors.push(syn::Error::new_spanned(
                 token,
-                format!("system `{name}` cannot be {what}"),
+                format!("{what} `{name}` cannot be {what}"),
             ));
         }
     }
-    if let syn::ReturnType::Type(_, ty) = &sig.output {
+    if model.kind == Kind::Condition {
+        let boolean = match &sig.output {
+            syn::ReturnType::Type(_, ty) => {
+                matches!(&**ty, syn::Type::Path(p) if p.qself.is_none() && p.path.is_ident("bool"))
+            }
+            syn::ReturnType::Default => false,
+        };
+        if !boolean {
+            errors.push(match &sig.output {
+                syn::ReturnType::Type(_, ty) => syn::Error::new_spanned(
+                    ty,
+                    format!("condition `{name}` must return `bool`: whether its systems run"),
+                ),
+                syn::ReturnType::Default => syn::Error::new_spanned(
+                    &sig.ident,
+                    format!("condition `{name}` must return `bool`: whether its systems run"),
+                ),
+            });
+        }
+    } else if let syn::ReturnType::Type(_, ty) = &sig.output {
         let unit = matches!(&**ty, syn::Type::Tuple(t) if t.elems.is_empty());
         if !unit {
             errors.push(syn::Error::new_spanned(
@@ -62,13 +82,13 @@ pub(crate) fn validate(model: &Model) -> syn::Result<()> {
         (&model.sends, "sends"),
         (&model.receives, "receives"),
     ] {
-        duplicates(list, what, name, &mut errors);
+        duplicates(list, what, model.kind, name, &mut errors);
     }
     for path in &model.after {
         if path.is_ident(name) {
             errors.push(syn::Error::new_spanned(
                 path,
-                format!("system `{name}` cannot run after itself: `after(..)` names other systems"),
+                format!("{what} `{name}` cannot run after itself: `after(..)` names other systems"),
             ));
         }
     }
@@ -76,12 +96,12 @@ pub(crate) fn validate(model: &Model) -> syn::Result<()> {
         match lit.base10_parse::<u64>() {
             Ok(0) => errors.push(syn::Error::new_spanned(
                 lit,
-                format!("system `{name}`: `every_ticks` must be at least 1 (1 = every tick)"),
+                format!("{what} `{name}`: `every_ticks` must be at least 1 (1 = every tick)"),
             )),
             Ok(_) => {}
             Err(e) => errors.push(syn::Error::new_spanned(
                 lit,
-                format!("system `{name}`: `every_ticks` must be a whole number of ticks: {e}"),
+                format!("{what} `{name}`: `every_ticks` must be a whole number of ticks: {e}"),
             )),
         }
     }
@@ -89,14 +109,23 @@ pub(crate) fn validate(model: &Model) -> syn::Result<()> {
 }
 
 /// A type listed twice in one list, reported at its second occurrence.
-fn duplicates(list: &[Declared], what: &str, system: &syn::Ident, errors: &mut Vec<syn::Error>) {
+fn duplicates(
+    list: &[Declared],
+    what: &str,
+    kind: Kind,
+    system: &syn::Ident,
+    errors: &mut Vec<syn::Error>,
+) {
     let mut seen: Vec<String> = Vec::new();
     for d in list {
         let key = d.ty.to_token_stream().to_string();
         if seen.contains(&key) {
             errors.push(syn::Error::new_spanned(
                 &d.ty,
-                format!("system `{system}` declares `{key}` twice in `{what}(..)`"),
+                format!(
+                    "{} `{system}` declares `{key}` twice in `{what}(..)`",
+                    kind.word()
+                ),
             ));
         } else {
             seen.push(key);

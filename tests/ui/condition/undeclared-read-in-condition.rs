@@ -1,0 +1,15 @@
+#![allow(unused_imports, dead_code, unused_variables)]
+
+use rota::{condition, system, Commands, Component, Query, Res, ResMut, Resource};
+
+#[derive(Resource, Clone)]
+struct Clock(u32);
+#[derive(Component, Clone)]
+struct Prey;
+
+#[condition(reads(Clock))]
+fn has_prey(prey: Query<&Prey>) -> bool {
+    prey.iter().next().is_some()
+}
+
+fn main() {}
