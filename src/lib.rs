@@ -88,6 +88,7 @@
 
 pub use rota_core::checksum::{StableHash, StableHasher};
 pub use rota_core::query;
+pub use rota_core::image;
 pub use rota_core::system::{
     IntoSystem, Local, Query, Res, ResMut, System, SystemDescriptor, SystemParam, Unrestricted,
 };

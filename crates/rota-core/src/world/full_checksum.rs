@@ -62,6 +62,7 @@ impl World {
             last_clamp: _, // when ticks were last clamped: bookkeeping, no effect on results
             system_runs,
             system_names,
+            unbound_system_runs,
             schedule_ticks,
             log: _,    // a record of past changes, read by consumers; copied, not hashed
             issued: _, // how far numbers went, across restores: not state (see `issued.rs`)
@@ -85,6 +86,11 @@ impl World {
                 let name = system_names.get(id).copied().unwrap_or("");
                 (name, last.age(*change_tick).min(MAX_AGE))
             })
+            .chain(
+                unbound_system_runs
+                    .iter()
+                    .map(|(name, last)| (&**name, last.age(*change_tick).min(MAX_AGE))),
+            )
             .collect();
         runs.sort_unstable();
         runs.len().stable_hash(&mut h);
