@@ -87,8 +87,8 @@
 #![warn(missing_docs)]
 
 pub use rota_core::checksum::{StableHash, StableHasher};
-pub use rota_core::query;
 pub use rota_core::image;
+pub use rota_core::query;
 pub use rota_core::system::{
     IntoSystem, Local, Query, Res, ResMut, System, SystemDescriptor, SystemParam, Unrestricted,
 };
@@ -119,9 +119,10 @@ pub use {rota_core, rota_schedule};
 pub mod scene {
     #[doc(inline)]
     pub use rota_scene::{
-        EntityIds, EntityMap, FORMAT_VERSION, FieldError, FieldInfo, FieldsIn, FieldsOut,
-        LoadError, LoadReport, SaveError, SceneComponent, SceneField, SceneSet, Value, load, save,
-        save_to, value_checksum,
+        EntityIds, EntityMap, EventSet, FORMAT_VERSION, FieldError, FieldInfo, FieldsIn, FieldsOut,
+        LoadError, LoadReport, ResourceSet, SaveError, SceneComponent, SceneField, SceneSet, Value,
+        WORLD_FORMAT_VERSION, WorldLoadError, WorldSaveError, load, load_world, save, save_to,
+        save_world, save_world_to, value_checksum,
     };
 }
 

@@ -764,8 +764,7 @@ impl Entities {
     /// A description naming the first slot at fault: more slots than the limit (or slot
     /// `u32::MAX`), or a retired slot below generation `u32::MAX`.
     pub fn from_image(image: &AllocatorImage) -> Result<Entities, String> {
-        if image.slots.len() > image.slot_limit as usize || image.slots.len() >= u32::MAX as usize
-        {
+        if image.slots.len() > image.slot_limit as usize || image.slots.len() >= u32::MAX as usize {
             return Err(format!(
                 "{} slots but the limit is {}",
                 image.slots.len(),

@@ -82,9 +82,10 @@ mod load;
 mod save;
 mod set;
 mod value;
+pub mod world_file;
 
 pub use component::{FieldInfo, FieldsIn, FieldsOut, SceneComponent};
-pub use error::{LoadError, SaveError};
+pub use error::{LoadError, SaveError, WorldLoadError, WorldSaveError};
 pub use format::FORMAT_VERSION;
 pub use ids::{EntityIds, EntityMap};
 pub use load::{LoadReport, load};
@@ -93,3 +94,5 @@ pub use save::{save, save_to, value_checksum};
 pub use set::Columns;
 pub use set::SceneSet;
 pub use value::{FieldError, SceneField, Value};
+pub use world_file::sets::{EventSet, ResourceSet};
+pub use world_file::{WORLD_FORMAT_VERSION, load_world, save_world, save_world_to};

@@ -71,7 +71,10 @@ impl World {
             readers.push((name.to_string(), *index, cursor));
         }
         readers.sort();
-        if let Some(w) = readers.windows(2).find(|w| (&w[0].0, w[0].1) == (&w[1].0, w[1].1)) {
+        if let Some(w) = readers
+            .windows(2)
+            .find(|w| (&w[0].0, w[0].1) == (&w[1].0, w[1].1))
+        {
             return Err(ImageError::DuplicateReader {
                 channel: E::NAME,
                 system: w[0].0.clone(),
@@ -117,19 +120,27 @@ impl World {
         if !events.windows(2).all(|w| w[0].0 < w[1].0)
             || events.last().is_some_and(|(s, _)| *s >= next_sequence)
         {
-            return Err(bad("event sequence numbers must ascend below the next number"));
+            return Err(bad(
+                "event sequence numbers must ascend below the next number",
+            ));
         }
         if previous_tick_start > this_tick_start || this_tick_start > next_sequence {
-            return Err(bad("tick marks must be ordered and not past the next number"));
+            return Err(bad(
+                "tick marks must be ordered and not past the next number",
+            ));
         }
-        let numbering = Numbering::from_parts(next_sequence, rewinds)
-            .ok_or(bad("a rewind must satisfy to < from < next, at most 256 of them"))?;
+        let numbering = Numbering::from_parts(next_sequence, rewinds).ok_or(bad(
+            "a rewind must satisfy to < from < next, at most 256 of them",
+        ))?;
         let mut unbound = BTreeMap::new();
         for (name, index, cursor) in readers {
             if cursor > next_sequence {
                 return Err(bad("a reader's cursor is past the next number"));
             }
-            if unbound.insert((name.into_boxed_str(), index), cursor).is_some() {
+            if unbound
+                .insert((name.into_boxed_str(), index), cursor)
+                .is_some()
+            {
                 return Err(bad("a reader is listed twice"));
             }
         }

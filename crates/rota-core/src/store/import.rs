@@ -7,7 +7,12 @@ impl<T> Store<T> {
     /// Stores `value` for `entity` (which the store must not hold) with the given ticks, and
     /// returns whether it was stored (not when the store already held the entity or could
     /// not grow). The caller sets the high-water mark afterwards.
-    pub(crate) fn push_with_ticks(&mut self, entity: Entity, value: T, ticks: ComponentTicks) -> bool {
+    pub(crate) fn push_with_ticks(
+        &mut self,
+        entity: Entity,
+        value: T,
+        ticks: ComponentTicks,
+    ) -> bool {
         if self.contains(entity) || self.try_insert(entity, value).is_err() {
             return false;
         }

@@ -230,7 +230,9 @@ impl World {
                     name,
                 });
             }
-            world.unbound_system_runs.insert(name.into_boxed_str(), last);
+            world
+                .unbound_system_runs
+                .insert(name.into_boxed_str(), last);
         }
         world.log = log
             .map(StructuralLog::from_image)
