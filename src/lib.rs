@@ -98,10 +98,11 @@ pub use rota_core::{
 };
 pub use rota_core::{
     ApplyReport, Bundle, ChecksumError, ChildOf, Children, ColumnMut, CommandError, CommandKind,
-    CommandQueue, Commands, Component, Entities, EntitiesIter, Entity, EntityNotAlive,
+    CommandQueue, Commands, Component, Difference, Entities, EntitiesIter, Entity, EntityNotAlive,
     HierarchyError, Iter, IterMut, MismatchReason, Prefab, QueryAliasError, QueryData,
     QueryGetError, QueryIter, ReadOnlyQueryData, Resource, ResourceError, Snapshot, SnapshotError,
-    SnapshotPolicy, SpawnError, Store, StoreError, With, Without, World, join,
+    SnapshotPolicy, SpawnError, Store, StoreDiff, StoreError, With, Without, World, WorldDiff,
+    join,
 };
 pub use rota_macros::{Component, Event, Resource, Scene, StableHash, SystemParam, system};
 pub use rota_schedule::{

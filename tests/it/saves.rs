@@ -455,3 +455,66 @@ fn save_load_run_gives_the_checksums_of_the_run_that_never_stopped() {
         );
     }
 }
+
+// --- the desync locator ---
+
+#[test]
+fn the_locator_names_a_planted_difference() {
+    let world = small_world();
+    let bytes = save(&world);
+    let ours = load(&bytes).unwrap();
+    let mut theirs = load(&bytes).unwrap();
+    assert!(ours.diff(&theirs).is_empty(), "{}", ours.diff(&theirs));
+    assert!(ours.diff(&world).is_empty(), "{}", ours.diff(&world));
+    assert_eq!(
+        ours.checksum_parts().unwrap(),
+        world.checksum_parts().unwrap()
+    );
+
+    let e = theirs.entities().alive_at(7).unwrap();
+    theirs.get_mut::<Hp>(e).unwrap().hp += 1;
+    let diff = ours.diff(&theirs);
+    let store = diff.store("Hp").expect("the Hp store differs");
+    let first = store.first_differing.as_ref().unwrap();
+    assert_eq!(first.entity, e);
+    assert_ne!(first.ours.0, first.theirs.0, "the value hash differs");
+    assert_eq!(store.differing_count, 1);
+    assert!(store.only_ours.is_empty() && store.only_theirs.is_empty());
+    assert_eq!(diff.differences.len(), 1, "{diff}");
+    let report = diff.to_string();
+    assert!(
+        report.contains("component Hp") && report.contains(&format!("{e:?}")),
+        "{report}"
+    );
+
+    // The cheap comparison names the same part.
+    let (a, b) = (
+        ours.checksum_parts().unwrap(),
+        theirs.checksum_parts().unwrap(),
+    );
+    let differing: Vec<&str> = a
+        .iter()
+        .zip(&b)
+        .filter(|(x, y)| x != y)
+        .map(|(x, _)| x.0.as_str())
+        .collect();
+    assert_eq!(differing, ["component Hp"]);
+
+    // Entities held by one side, the allocator and resources are named too.
+    let mut more = load(&bytes).unwrap();
+    let extra = more.spawn_with((Pos { x: 0 },));
+    more.insert_resource(Score { hits: 0, born: 0 });
+    let diff = ours.diff(&more);
+    assert_eq!(diff.store("Pos").unwrap().only_theirs, [extra]);
+    assert!(
+        diff.differences
+            .iter()
+            .any(|d| matches!(d, rota::Difference::Allocator { .. }))
+    );
+    assert!(
+        diff.differences
+            .iter()
+            .any(|d| matches!(d, rota::Difference::Resource { name: "Score", .. })),
+        "{diff}"
+    );
+}

@@ -10,6 +10,7 @@
 pub(crate) mod checksum;
 mod column;
 pub(crate) mod despawn;
+pub mod diff;
 mod erased;
 mod full_checksum;
 pub mod image;
