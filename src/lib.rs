@@ -116,14 +116,16 @@ pub use {rota_core, rota_schedule};
 
 /// Scenes: save and load a world's components with stable field ids, migration, atomic loads
 /// and entity remapping (the `rota-scene` crate; derive components with
-/// [`#[derive(Scene)]`](derive@Scene)).
+/// [`#[derive(Scene)]`](derive@Scene)); world saves ([`save_world`](scene::save_world),
+/// [`load_world`](scene::load_world)) and replays ([`Replay`](scene::Replay)).
 pub mod scene {
     #[doc(inline)]
     pub use rota_scene::{
-        EntityIds, EntityMap, EventSet, FORMAT_VERSION, FieldError, FieldInfo, FieldsIn, FieldsOut,
-        LoadError, LoadReport, ResourceSet, SaveError, SceneComponent, SceneField, SceneSet, Value,
-        WORLD_FORMAT_VERSION, WorldLoadError, WorldSaveError, load, load_world, save, save_to,
-        save_world, save_world_to, value_checksum,
+        Divergence, EntityIds, EntityMap, EventSet, FORMAT_VERSION, FieldError, FieldInfo,
+        FieldsIn, FieldsOut, LoadError, LoadReport, REPLAY_FORMAT_VERSION, Replay, ReplayError,
+        ResourceSet, SaveError, SceneComponent, SceneField, SceneSet, Value, WORLD_FORMAT_VERSION,
+        WorldLoadError, WorldSaveError, load, load_world, save, save_to, save_world, save_world_to,
+        value_checksum,
     };
 }
 

@@ -518,3 +518,69 @@ fn the_locator_names_a_planted_difference() {
         "{diff}"
     );
 }
+
+// --- replays ---
+
+/// One tick's inputs in the replay test.
+#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
+struct Push {
+    on_slot: u32,
+    by: i64,
+}
+
+fn replay_step(schedule: &mut Schedule, world: &mut World, input: &Push) {
+    if let Some(e) = world.entities().alive_at(input.on_slot)
+        && let Some(p) = world.get_mut::<Pos>(e)
+    {
+        p.x += input.by;
+    }
+    schedule.run(world);
+}
+
+#[test]
+fn a_replay_verifies_and_reports_the_first_tick_a_planted_nondeterminism_changes() {
+    use rota::scene::{Divergence, Replay};
+    let mut world = start_world(30);
+    let mut schedule_a = schedule(2);
+    let mut replay = Replay::new(save(&world));
+    for tick in 0..60u32 {
+        let input = Push {
+            on_slot: tick % 31,
+            by: i64::from(tick % 5),
+        };
+        replay_step(&mut schedule_a, &mut world, &input);
+        replay.record(input, world.full_checksum().unwrap());
+    }
+    let replay = Replay::<Push>::from_bytes(&replay.to_bytes().unwrap()).unwrap();
+    assert_eq!(replay.ticks.len(), 60);
+
+    let mut schedule_b = schedule(1);
+    let verified = replay
+        .verify::<C, R, E>(|w, input| replay_step(&mut schedule_b, w, input))
+        .unwrap();
+    assert_eq!(
+        verified, None,
+        "a faithful re-simulation matches every tick"
+    );
+
+    // Planted: at tick 37 the step reads state outside the world (here, a counter of its
+    // own calls) and writes it in.
+    let mut calls = 0;
+    let mut schedule_c = schedule(2);
+    let verified = replay
+        .verify::<C, R, E>(|w, input| {
+            calls += 1;
+            replay_step(&mut schedule_c, w, input);
+            if calls == 37 {
+                w.resource_mut::<Score>().unwrap().born += 1;
+            }
+        })
+        .unwrap();
+    assert!(
+        matches!(verified, Some(Divergence { tick: 37, recorded, simulated }) if recorded != simulated),
+        "{verified:?}"
+    );
+    let mut bytes = replay.to_bytes().unwrap();
+    bytes.truncate(bytes.len() - 3);
+    assert!(Replay::<Push>::from_bytes(&bytes).is_err());
+}

@@ -138,5 +138,5 @@ pub use snapshot::{Snapshot, SnapshotPolicy};
 pub use store::{Iter, IterMut, Store, join};
 pub use system::IntoSystem;
 pub use tick::{ChangeWindow, ComponentTicks, Tick};
-pub use world::diff::{Difference, EntityDiff, StoreDiff, WorldDiff};
+pub use world::diff::{Difference, EntityDiff, SlotState, StoreDiff, WorldDiff};
 pub use world::{ColumnMut, UnsettledStore, World, log};

@@ -79,6 +79,7 @@ mod error;
 mod format;
 mod ids;
 mod load;
+mod replay;
 mod save;
 mod set;
 mod value;
@@ -89,6 +90,7 @@ pub use error::{LoadError, SaveError, WorldLoadError, WorldSaveError};
 pub use format::FORMAT_VERSION;
 pub use ids::{EntityIds, EntityMap};
 pub use load::{LoadReport, load};
+pub use replay::{Divergence, REPLAY_FORMAT_VERSION, Replay, ReplayError};
 pub use save::{save, save_to, value_checksum};
 #[doc(hidden)]
 pub use set::Columns;

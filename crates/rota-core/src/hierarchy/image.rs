@@ -93,7 +93,6 @@ impl World {
                 rule: "a Children list with no child",
             });
         }
-        let lists = lists.into_iter().map(|(p, c, t)| (p, c, t)).collect();
         self.import_column(rows, links_last_changed)?;
         self.import_column::<Children>(lists, parents_last_changed)
     }

@@ -14,6 +14,9 @@ use crate::world::World;
 /// How many entities a [`StoreDiff`] lists per side before it only counts them.
 const LISTED: usize = 16;
 
+/// A slot as an allocator holds it: `(generation, status)`, `None` where a world never used it.
+pub type SlotState = Option<(u32, SlotStatus)>;
+
 /// One difference between two worlds ("ours" is the world `diff` is called on).
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[non_exhaustive]
@@ -47,7 +50,7 @@ pub enum Difference {
     /// that differs, and how many do).
     Allocator {
         /// The first differing slot: `(slot, ours, theirs)`, `None` where a world never used it.
-        first_slot: Option<(u32, Option<(u32, SlotStatus)>, Option<(u32, SlotStatus)>)>,
+        first_slot: Option<(u32, SlotState, SlotState)>,
         /// How many slots differ.
         slots_differing: usize,
         /// Whether the limits or first generations differ.
