@@ -106,7 +106,7 @@ impl Numbering {
     /// [`REMEMBERED_REWINDS`].
     ///
     /// ```
-    /// use rota::sequence::{Numbering, Rewind};
+    /// use rota::rota_core::sequence::{Numbering, Rewind};
     /// let n = Numbering::from_parts(9, vec![Rewind { to: 1, from: 4 }]).unwrap();
     /// assert_eq!(n.next(), 9);
     /// assert!(Numbering::from_parts(3, vec![Rewind { to: 1, from: 4 }]).is_none());

@@ -75,13 +75,13 @@ const CHILDREN_KEY: &str = "rota.Children";
 /// # Examples
 ///
 /// ```
-/// use rota::{Component, Resource, Scene, World};
+/// use rota::{Component, Resource, Scene, StableHash, World};
 /// use rota::scene::{load_world, save_world};
 ///
-/// #[derive(Component, Clone, Scene)]
+/// #[derive(Component, Clone, Scene, StableHash)]
 /// #[scene(key = "demo.Pos")]
 /// struct Pos(#[scene(id = 1)] f32);
-/// #[derive(Resource, Clone, serde::Serialize, serde::Deserialize)]
+/// #[derive(Resource, Clone, StableHash, serde::Serialize, serde::Deserialize)]
 /// struct Score(u32);
 ///
 /// let mut world = World::new();
