@@ -124,8 +124,8 @@ pub mod scene {
         Divergence, EntityIds, EntityMap, EventSet, FORMAT_VERSION, FieldError, FieldInfo,
         FieldsIn, FieldsOut, LoadError, LoadReport, REPLAY_FORMAT_VERSION, Replay, ReplayError,
         ResourceSet, SaveError, SceneComponent, SceneField, SceneSet, Value, WORLD_FORMAT_VERSION,
-        WorldLoadError, WorldSaveError, load, load_world, save, save_to, save_world, save_world_to,
-        value_checksum,
+        WorldLoadError, WorldSaveError, field_diff, load, load_world, save, save_to, save_world,
+        save_world_to, value_checksum,
     };
 }
 

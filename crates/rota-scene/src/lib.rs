@@ -76,6 +76,7 @@
 
 mod component;
 mod error;
+mod field_diff;
 mod format;
 mod ids;
 mod load;
@@ -87,6 +88,7 @@ pub mod world_file;
 
 pub use component::{FieldInfo, FieldsIn, FieldsOut, SceneComponent};
 pub use error::{LoadError, SaveError, WorldLoadError, WorldSaveError};
+pub use field_diff::field_diff;
 pub use format::FORMAT_VERSION;
 pub use ids::{EntityIds, EntityMap};
 pub use load::{LoadReport, load};
