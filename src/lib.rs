@@ -118,6 +118,7 @@
 #![warn(missing_docs)]
 
 pub use rota_core::checksum::{StableHash, StableHasher};
+pub use rota_core::image;
 pub use rota_core::query;
 pub use rota_core::system::{
     BundleDefers, DeferredBy, IntoSystem, Local, Query, Res, ResMut, System, SystemDescriptor,
@@ -129,10 +130,11 @@ pub use rota_core::{
 };
 pub use rota_core::{
     ApplyReport, Bundle, ChecksumError, ChildOf, Children, ColumnMut, CommandError, CommandKind,
-    CommandQueue, Commands, Component, Entities, EntitiesIter, Entity, EntityNotAlive,
+    CommandQueue, Commands, Component, Difference, Entities, EntitiesIter, Entity, EntityNotAlive,
     HierarchyError, Iter, IterMut, MismatchReason, Prefab, QueryAliasError, QueryData,
     QueryGetError, QueryIter, ReadOnlyQueryData, Resource, ResourceError, Snapshot, SnapshotError,
-    SnapshotPolicy, SpawnError, Store, StoreError, With, Without, World, join,
+    SnapshotPolicy, SpawnError, Store, StoreDiff, StoreError, With, Without, World, WorldDiff,
+    join,
 };
 pub use rota_macros::{
     Component, Event, Resource, Scene, StableHash, SystemParam, condition, system,
@@ -158,13 +160,16 @@ pub mod condition {
 
 /// Scenes: save and load a world's components with stable field ids, migration, atomic loads
 /// and entity remapping (the `rota-scene` crate; derive components with
-/// [`#[derive(Scene)]`](derive@Scene)).
+/// [`#[derive(Scene)]`](derive@Scene)); world saves ([`save_world`](scene::save_world),
+/// [`load_world`](scene::load_world)) and replays ([`Replay`](scene::Replay)).
 pub mod scene {
     #[doc(inline)]
     pub use rota_scene::{
-        EntityIds, EntityMap, FORMAT_VERSION, FieldError, FieldInfo, FieldsIn, FieldsOut,
-        LoadError, LoadReport, SaveError, SceneComponent, SceneField, SceneSet, Value, load, save,
-        save_to, value_checksum,
+        Divergence, EntityIds, EntityMap, EventSet, FORMAT_VERSION, FieldError, FieldInfo,
+        FieldsIn, FieldsOut, LoadError, LoadReport, REPLAY_FORMAT_VERSION, Replay, ReplayError,
+        ResourceSet, SaveError, SceneComponent, SceneField, SceneSet, Value, WORLD_FORMAT_VERSION,
+        WorldLoadError, WorldSaveError, field_diff, load, load_world, save, save_to, save_world,
+        save_world_to, value_checksum,
     };
 }
 

@@ -20,6 +20,7 @@ mod prefab;
 mod queries;
 mod rollback;
 mod rollback_ghosts;
+mod saves;
 mod scene;
 mod schedule;
 mod schedule_conditions;

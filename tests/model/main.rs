@@ -11,6 +11,7 @@ mod par_model;
 mod revive_cases;
 mod revive_model;
 mod rollback_consumers;
+mod saves_model;
 mod scene_model;
 mod settle_model;
 mod snapshot_model;

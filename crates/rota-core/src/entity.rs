@@ -702,6 +702,110 @@ impl Entities {
     }
 }
 
+/// What a slot of the allocator is, in an [`AllocatorImage`].
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum SlotStatus {
+    /// Holds a live entity of the slot's generation.
+    Alive,
+    /// Free: the next spawns take free slots lowest first, at the slot's generation.
+    Free,
+    /// Retired at generation `u32::MAX`: never handed out again.
+    Retired,
+}
+
+/// The entity allocator as plain data ([`Entities::image`], [`Entities::from_image`]): every
+/// slot's generation and status. The free order is a function of the statuses (lowest free
+/// slot first), so equal images hand out equal handles.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AllocatorImage {
+    /// The most slots the allocator hands out.
+    pub slot_limit: u32,
+    /// The generation fresh slots start at.
+    pub first_generation: u32,
+    /// Every slot ever used, by slot: `(generation, status)`.
+    pub slots: Vec<(u32, SlotStatus)>,
+}
+
+impl Entities {
+    /// The allocator as plain data.
+    ///
+    /// ```
+    /// use rota::Entities;
+    /// let mut entities = Entities::new();
+    /// let a = entities.spawn().unwrap();
+    /// entities.spawn().unwrap();
+    /// entities.despawn(a).unwrap();
+    /// let mut copy = Entities::from_image(&entities.image()).unwrap();
+    /// assert_eq!(copy.spawn(), entities.spawn());
+    /// ```
+    pub fn image(&self) -> AllocatorImage {
+        AllocatorImage {
+            slot_limit: self.slot_limit,
+            first_generation: self.first_generation,
+            slots: self
+                .slots
+                .iter()
+                .map(|s| {
+                    let status = match s.state {
+                        SlotState::Alive => SlotStatus::Alive,
+                        SlotState::Free => SlotStatus::Free,
+                        SlotState::Retired => SlotStatus::Retired,
+                    };
+                    (s.generation, status)
+                })
+                .collect(),
+        }
+    }
+
+    /// The allocator an image describes.
+    ///
+    /// # Errors
+    ///
+    /// A description naming the first slot at fault: more slots than the limit (or slot
+    /// `u32::MAX`), or a retired slot below generation `u32::MAX`.
+    pub fn from_image(image: &AllocatorImage) -> Result<Entities, String> {
+        if image.slots.len() > image.slot_limit as usize || image.slots.len() >= u32::MAX as usize {
+            return Err(format!(
+                "{} slots but the limit is {}",
+                image.slots.len(),
+                image.slot_limit
+            ));
+        }
+        let mut entities = Entities {
+            slots: Vec::new(),
+            free: FreeSlots::default(),
+            alive: 0,
+            first_generation: image.first_generation,
+            slot_limit: image.slot_limit,
+        };
+        entities
+            .slots
+            .try_reserve_exact(image.slots.len())
+            .map_err(|_| "out of memory for the slot table".to_owned())?;
+        for (slot, &(generation, status)) in image.slots.iter().enumerate() {
+            let state = match status {
+                SlotStatus::Alive => {
+                    entities.alive += 1;
+                    SlotState::Alive
+                }
+                SlotStatus::Free => {
+                    entities.free.insert(slot as u32);
+                    SlotState::Free
+                }
+                SlotStatus::Retired if generation != u32::MAX => {
+                    return Err(format!(
+                        "slot {slot} retired at generation {generation} < u32::MAX"
+                    ));
+                }
+                SlotStatus::Retired => SlotState::Retired,
+            };
+            entities.slots.push(Slot { generation, state });
+        }
+        entities.check_invariants()?;
+        Ok(entities)
+    }
+}
+
 /// Iterator over live entities in ascending slot order; see [`Entities::iter`].
 #[derive(Clone, Debug)]
 pub struct EntitiesIter<'a> {

@@ -64,6 +64,10 @@ use crate::snapshot_policy::SnapshotPolicy;
 use crate::stable_hash::{StableHash, StableHashFn};
 use crate::world::World;
 
+mod image;
+
+pub use image::ChannelImage;
+
 /// How many events a channel retains unless [`World::init_events`] says otherwise.
 pub const DEFAULT_CAPACITY: usize = 65_536;
 
@@ -124,6 +128,11 @@ pub struct Events<E> {
     numbering: Numbering,
     capacity: usize,
     cursors: BTreeMap<ReaderKey, u64>,
+    /// Readers' cursors loaded from a saved channel (`event/image.rs`), keyed by system name
+    /// and parameter index, for systems that have not run on this world yet: a system's first
+    /// run moves its entries into `cursors` (`NumberedStream::bind_reader`). They hold events
+    /// and hash exactly like bound cursors.
+    unbound: BTreeMap<(Box<str>, u32), u64>,
     /// The next sequence number when the current world tick began: a new system reader starts
     /// here, and nothing from here on is dropped at the end of this tick.
     this_tick_start: u64,
@@ -156,6 +165,7 @@ impl<E: Event> Resource for Events<E> {
             let mut cursors: Vec<(u64, u64)> = events
                 .cursors
                 .values()
+                .chain(events.unbound.values())
                 .map(|&c| events.relative(c))
                 .collect();
             cursors.sort_unstable();
@@ -196,6 +206,7 @@ impl<E> NumberedStream for Events<E> {
         let keep_from = self
             .cursors
             .values()
+            .chain(self.unbound.values())
             .copied()
             .fold(self.previous_tick_start, u64::min);
         let n = self.queue.partition_point(|(s, _)| *s < keep_from);
@@ -205,7 +216,24 @@ impl<E> NumberedStream for Events<E> {
     }
 
     fn is_vacant(&self) -> bool {
-        self.queue.is_empty() && self.cursors.is_empty()
+        self.queue.is_empty() && self.cursors.is_empty() && self.unbound.is_empty()
+    }
+
+    fn bind_reader(&mut self, name: &str, system: TypeId) {
+        if self.unbound.is_empty() {
+            return;
+        }
+        let keys: Vec<(Box<str>, u32)> = self
+            .unbound
+            .keys()
+            .filter(|(n, _)| &**n == name)
+            .cloned()
+            .collect();
+        for key in keys {
+            if let Some(cursor) = self.unbound.remove(&key) {
+                self.cursors.entry((system, key.1)).or_insert(cursor);
+            }
+        }
     }
 }
 
@@ -217,6 +245,7 @@ impl<E> Events<E> {
             numbering: Numbering::default(),
             capacity: capacity.max(1),
             cursors: BTreeMap::new(),
+            unbound: BTreeMap::new(),
             this_tick_start: 0,
             previous_tick_start: 0,
         }

@@ -46,6 +46,10 @@ use crate::store::Store;
 use crate::world::World;
 use crate::world::despawn::Detach;
 
+mod image;
+
+pub use image::HierarchyImage;
+
 /// The parent of the entity holding it. Read it in queries (`Query<&ChildOf>`); change it with
 /// [`World::set_parent`] / [`World::remove_parent`] or their `Commands` twins.
 ///

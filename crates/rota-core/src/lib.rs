@@ -112,6 +112,16 @@ pub mod tick;
 mod unwind;
 mod world;
 
+/// A world as plain data, for save files (no serde, no bytes here; `rota-scene` encodes
+/// them): [`WorldImage`](image::WorldImage), [`World::from_image`], [`World::import_column`],
+/// [`World::import_channel`], [`World::import_hierarchy`].
+pub mod image {
+    pub use crate::entity::{AllocatorImage, SlotStatus};
+    pub use crate::event::ChannelImage;
+    pub use crate::hierarchy::HierarchyImage;
+    pub use crate::world::image::{ImageError, LogImage, WorldImage};
+}
+
 pub use bundle::Bundle;
 pub use commands::{ApplyReport, CommandQueue, Commands};
 pub use component::{Component, Resource};
@@ -128,4 +138,5 @@ pub use snapshot::{Snapshot, SnapshotPolicy};
 pub use store::{Iter, IterMut, Store, join};
 pub use system::IntoSystem;
 pub use tick::{ChangeWindow, ComponentTicks, Tick};
+pub use world::diff::{Difference, EntityDiff, SlotState, StoreDiff, WorldDiff};
 pub use world::{ColumnMut, UnsettledStore, World, log};

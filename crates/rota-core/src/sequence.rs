@@ -101,6 +101,25 @@ impl Numbering {
             .copied()
     }
 
+    /// A numbering that goes on at `next` and remembers `rewinds` (oldest first), as a saved
+    /// world holds them; `None` unless every rewind is `to < from < next`, they are at most
+    /// [`REMEMBERED_REWINDS`].
+    ///
+    /// ```
+    /// use rota::rota_core::sequence::{Numbering, Rewind};
+    /// let n = Numbering::from_parts(9, vec![Rewind { to: 1, from: 4 }]).unwrap();
+    /// assert_eq!(n.next(), 9);
+    /// assert!(Numbering::from_parts(3, vec![Rewind { to: 1, from: 4 }]).is_none());
+    /// ```
+    pub fn from_parts(next: u64, rewinds: Vec<Rewind>) -> Option<Numbering> {
+        let valid = rewinds.len() <= REMEMBERED_REWINDS
+            && rewinds.iter().all(|r| r.to < r.from && r.from < next);
+        valid.then(|| Numbering {
+            next,
+            rewinds: rewinds.into(),
+        })
+    }
+
     /// The rewinds remembered, oldest first.
     pub fn rewinds(&self) -> impl ExactSizeIterator<Item = &Rewind> {
         self.rewinds.iter()
@@ -147,6 +166,9 @@ pub trait NumberedStream {
     /// Whether the stream holds nothing that decides the future (no entry, no reader): such a
     /// channel hashes like an absent one.
     fn is_vacant(&self) -> bool;
+    /// A system named `name` runs for the first time on this world, as `system`: readers a
+    /// loaded image left under its name become its readers (event channels; others ignore it).
+    fn bind_reader(&mut self, _name: &str, _system: std::any::TypeId) {}
 }
 
 #[cfg(test)]

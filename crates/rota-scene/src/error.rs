@@ -178,3 +178,154 @@ pub enum LoadError {
     #[error("the world cannot hold the scene's entities: {0}")]
     Spawn(#[from] SpawnError),
 }
+
+/// Why a world could not be saved ([`save_world`](crate::save_world)). Nothing is written.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum WorldSaveError {
+    /// The world holds values of a component type the save does not list.
+    #[error("component `{component}` holds {held} values but is not in the save's component types")]
+    ComponentNotCovered {
+        /// The component type.
+        component: &'static str,
+        /// How many values the world holds.
+        held: usize,
+    },
+    /// The world holds a resource (or a non-empty event channel) the save does not list.
+    #[error("resource `{resource}` is present but not in the save's resource or event types")]
+    ResourceNotCovered {
+        /// The resource type (an event channel is named by its event type).
+        resource: &'static str,
+    },
+    /// The structural log names a component type the save does not list.
+    #[error("the structural log names component `{component}`, which is not in the save's types")]
+    LogComponentNotCovered {
+        /// The component type.
+        component: &'static str,
+    },
+    /// Two types of the save share a key.
+    #[error("types `{first}` and `{second}` share the key `{key}`")]
+    DuplicateKey {
+        /// The key.
+        key: &'static str,
+        /// The first type.
+        first: &'static str,
+        /// The second type.
+        second: &'static str,
+    },
+    /// A component's fields could not be written.
+    #[error(transparent)]
+    Component(#[from] SaveError),
+    /// The world's bookkeeping cannot be exported (two systems share a name, …).
+    #[error(transparent)]
+    Image(#[from] rota_core::image::ImageError),
+    /// serde refused a resource or event value.
+    #[error("`{key}`: encoding failed: {message}")]
+    Payload {
+        /// The resource or event type.
+        key: &'static str,
+        /// serde's message.
+        message: String,
+    },
+    /// The writer failed.
+    #[error("writing the save failed: {0}")]
+    Write(#[from] std::io::Error),
+}
+
+/// Why bytes are not a world save this build can load ([`load_world`](crate::load_world)).
+/// Each names where: the byte offset, and the type, entity and field where there is one.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[non_exhaustive]
+pub enum WorldLoadError {
+    /// The bytes do not start with the world-save magic.
+    #[error("not a rota world save (bad magic at offset 0)")]
+    NotAWorldSave,
+    /// A version this build does not read.
+    #[error(
+        "world save format version {found} is not supported (this build reads version {supported})"
+    )]
+    UnsupportedVersion {
+        /// The file's version.
+        found: u32,
+        /// The version this build reads.
+        supported: u32,
+    },
+    /// The bytes end (or a length runs) past the end of the file.
+    #[error("offset {offset}: truncated while reading {what}")]
+    Truncated {
+        /// Where.
+        offset: usize,
+        /// What was being read.
+        what: &'static str,
+    },
+    /// A string is not UTF-8.
+    #[error("offset {offset}: {what} is not UTF-8")]
+    BadText {
+        /// Where.
+        offset: usize,
+        /// What was being read.
+        what: &'static str,
+    },
+    /// A tag byte with no meaning.
+    #[error("offset {offset}: tag {tag} is not valid for {what}")]
+    BadTag {
+        /// Where.
+        offset: usize,
+        /// What was being read.
+        what: &'static str,
+        /// The byte.
+        tag: u8,
+    },
+    /// Bytes after the end of the save.
+    #[error("offset {offset}: bytes after the end of the save")]
+    TrailingBytes {
+        /// Where the save ended.
+        offset: usize,
+    },
+    /// A component, resource or event key the load's types do not list.
+    #[error("offset {offset}: unknown {kind} `{key}` (not in the types this load lists)")]
+    UnknownType {
+        /// Where.
+        offset: usize,
+        /// "component", "resource" or "event".
+        kind: &'static str,
+        /// The key in the file.
+        key: String,
+    },
+    /// A key appears twice.
+    #[error("offset {offset}: {kind} `{key}` appears twice")]
+    DuplicateType {
+        /// Where.
+        offset: usize,
+        /// "component", "resource" or "event".
+        kind: &'static str,
+        /// The key.
+        key: String,
+    },
+    /// A component value was refused (the entity is named by its bits).
+    #[error("offset {offset}: {source}")]
+    Component {
+        /// Where the value starts.
+        offset: usize,
+        /// What is wrong, naming the entity, the component and the field.
+        source: LoadError,
+    },
+    /// A resource or event value could not be decoded.
+    #[error("offset {offset}: `{key}`: {message}")]
+    Payload {
+        /// The resource or event type.
+        key: &'static str,
+        /// Where the value starts.
+        offset: usize,
+        /// serde's message.
+        message: String,
+    },
+    /// The decoded state breaks a rule of the world.
+    #[error("offset {offset}: {source}")]
+    Invalid {
+        /// Where the part at fault starts.
+        offset: usize,
+        /// The rule, naming the type and entity.
+        source: rota_core::image::ImageError,
+    },
+}

@@ -14,6 +14,9 @@ pub struct EntityIds<'w> {
     entities: &'w Entities,
     /// Indexed by slot; only read for live entities.
     id_by_slot: Vec<u64>,
+    /// World saves (`world_file`): every reference is written as the entity's own bits, dead
+    /// or alive, since the whole allocator is saved with it.
+    exact: bool,
 }
 
 impl<'w> EntityIds<'w> {
@@ -25,12 +28,24 @@ impl<'w> EntityIds<'w> {
         EntityIds {
             entities,
             id_by_slot,
+            exact: false,
+        }
+    }
+
+    /// Ids that are the entities' own bits (`world_file`: the allocator is saved exactly).
+    pub(crate) fn exact(entities: &'w Entities) -> EntityIds<'w> {
+        EntityIds {
+            entities,
+            id_by_slot: Vec::new(),
+            exact: true,
         }
     }
 
     /// The scene id of `entity`, if it is alive (every live entity is in the scene).
     pub fn id_of(&self, entity: Entity) -> Option<u64> {
-        if self.entities.is_alive(entity) {
+        if self.exact {
+            Some(entity.to_bits())
+        } else if self.entities.is_alive(entity) {
             self.id_by_slot.get(entity.slot() as usize).copied()
         } else {
             None
@@ -48,6 +63,8 @@ impl<'w> EntityIds<'w> {
 pub struct EntityMap {
     dense: Vec<Option<Entity>>,
     sparse: BTreeMap<u64, Entity>,
+    /// World loads (`world_file`): an id is the entity's bits.
+    exact: bool,
 }
 
 impl EntityMap {
@@ -56,6 +73,15 @@ impl EntityMap {
         EntityMap {
             dense: vec![None; records],
             sparse: BTreeMap::new(),
+            exact: false,
+        }
+    }
+
+    /// The map of a world load: every id is the entity with those bits.
+    pub(crate) fn exact() -> EntityMap {
+        EntityMap {
+            exact: true,
+            ..EntityMap::default()
         }
     }
 
@@ -71,6 +97,9 @@ impl EntityMap {
 
     /// The entity spawned for scene id `id`, if the scene has it.
     pub fn entity(&self, id: u64) -> Option<Entity> {
+        if self.exact {
+            return Some(Entity::from_bits(id));
+        }
         match usize::try_from(id).ok().and_then(|i| self.dense.get(i)) {
             Some(entity) => *entity,
             None => self.sparse.get(&id).copied(),

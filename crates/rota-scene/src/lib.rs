@@ -76,20 +76,27 @@
 
 mod component;
 mod error;
+mod field_diff;
 mod format;
 mod ids;
 mod load;
+mod replay;
 mod save;
 mod set;
 mod value;
+pub mod world_file;
 
 pub use component::{FieldInfo, FieldsIn, FieldsOut, SceneComponent};
-pub use error::{LoadError, SaveError};
+pub use error::{LoadError, SaveError, WorldLoadError, WorldSaveError};
+pub use field_diff::field_diff;
 pub use format::FORMAT_VERSION;
 pub use ids::{EntityIds, EntityMap};
 pub use load::{LoadReport, load};
+pub use replay::{Divergence, REPLAY_FORMAT_VERSION, Replay, ReplayError};
 pub use save::{save, save_to, value_checksum};
 #[doc(hidden)]
 pub use set::Columns;
 pub use set::SceneSet;
 pub use value::{FieldError, SceneField, Value};
+pub use world_file::sets::{EventSet, ResourceSet};
+pub use world_file::{WORLD_FORMAT_VERSION, load_world, save_world, save_world_to};

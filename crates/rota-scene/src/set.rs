@@ -4,13 +4,17 @@
 use std::borrow::Cow;
 use std::collections::BTreeMap;
 
-use rota_core::{Commands, Entity, World};
+use std::any::TypeId;
+
+use rota_core::image::ImageError;
+use rota_core::{Commands, ComponentTicks, Entity, Tick, World};
 
 use crate::component::{FieldsIn, FieldsOut, SceneComponent};
 use crate::error::{LoadError, SaveError};
 use crate::format::{EntityRecord, Entries};
 use crate::ids::{EntityIds, EntityMap};
 use crate::value::Value;
+use crate::world_file::bytes::Writer;
 
 /// A tuple of up to 12 [`SceneComponent`] types: what [`save`](crate::save) writes and
 /// [`load`](crate::load) accepts. A component in the file but not in the set is refused.
@@ -57,6 +61,23 @@ pub(crate) trait Column {
     ) -> Result<(), LoadError>;
     /// Records inserting every kept value into the entity spawned for it.
     fn record(self: Box<Self>, commands: &mut Commands<'_>, spawned: &[Entity]);
+    /// The component's `TypeId` (world saves check coverage by it).
+    fn type_id(&self) -> TypeId;
+    /// World saves: the store's high-water mark and every value with its entity's bits and
+    /// change ticks, fields by ascending id.
+    fn save_rows(
+        &self,
+        world: &World,
+        ids: &EntityIds<'_>,
+        out: &mut Writer,
+    ) -> Result<(), SaveError>;
+    /// World loads: the values `decode` gathered (index = row), stored with their ticks.
+    fn import_rows(
+        self: Box<Self>,
+        world: &mut World,
+        rows: Vec<(Entity, ComponentTicks)>,
+        last_changed: Tick,
+    ) -> Result<(), ImageError>;
 }
 
 pub(crate) struct TypedColumn<T>(Vec<(usize, T)>);
@@ -145,6 +166,57 @@ impl<T: SceneComponent> Column for TypedColumn<T> {
         for (index, value) in self.0 {
             commands.insert(spawned[index], value);
         }
+    }
+    fn type_id(&self) -> TypeId {
+        TypeId::of::<T>()
+    }
+    fn save_rows(
+        &self,
+        world: &World,
+        ids: &EntityIds<'_>,
+        out: &mut Writer,
+    ) -> Result<(), SaveError> {
+        let Some(store) = world.store::<T>() else {
+            out.u32(world.change_tick().get());
+            out.len(0);
+            return Ok(());
+        };
+        out.u32(store.last_changed().get());
+        out.len(store.len());
+        for (entity, value) in store.iter() {
+            let mut fields = FieldsOut {
+                ids,
+                entity,
+                component: T::KEY,
+                fields: Vec::with_capacity(T::FIELDS.len()),
+            };
+            value.save_fields(&mut fields)?;
+            fields.fields.sort_unstable_by_key(|(id, _)| *id);
+            let ticks = store.ticks(entity).unwrap_or_default();
+            out.u64(entity.to_bits());
+            out.u32(ticks.added.get());
+            out.u32(ticks.changed.get());
+            out.len(fields.fields.len());
+            for (id, value) in &fields.fields {
+                out.u32(*id);
+                out.value(value);
+            }
+        }
+        Ok(())
+    }
+    fn import_rows(
+        self: Box<Self>,
+        world: &mut World,
+        rows: Vec<(Entity, ComponentTicks)>,
+        last_changed: Tick,
+    ) -> Result<(), ImageError> {
+        let values = self
+            .0
+            .into_iter()
+            .zip(rows)
+            .map(|((_, value), (entity, ticks))| (entity, value, ticks))
+            .collect();
+        world.import_column::<T>(values, last_changed)
     }
 }
 

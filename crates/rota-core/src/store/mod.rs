@@ -72,6 +72,7 @@
 mod append;
 mod cow;
 mod dead;
+mod import;
 pub(crate) mod index;
 mod index_columns;
 mod iter;

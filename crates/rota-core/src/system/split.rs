@@ -128,10 +128,12 @@ impl World {
             }
         }
         let ids: Vec<TypeId> = systems.iter().map(|d| d.id).collect();
-        let windows = self.begin_system_runs(&ids);
+        // Named first: a system's first run takes its last run and its readers' cursors from
+        // a loaded image before its window is computed.
         for d in systems {
             self.name_system(d.id, d.name);
         }
+        let windows = self.begin_system_runs(&ids);
         let (entities, all_stores, all_resources) = self.split_parts_mut();
         let mut stores: Vec<Borrows<'w>> = windows
             .into_iter()

@@ -61,6 +61,10 @@ pub(crate) trait ErasedStore: Any + Send + Sync {
     /// Hashes `(slot, value)` pairs in ascending slot order; `false` (nothing fed) if the
     /// component has no stable hash.
     fn stable_hash_values(&self, h: &mut StableHasher) -> bool;
+    /// Per held entity in ascending slot order: its value's stable hash and its added and
+    /// changed ages (as `stable_hash_values` feeds them); `None` if the component has no
+    /// stable hash (`World::diff`).
+    fn entry_hashes(&self) -> Option<Vec<(Entity, u64, u32, u32)>>;
     /// `std::any::type_name` of the component: the whole-world checksum's order key.
     fn type_name(&self) -> &'static str;
 }
@@ -207,6 +211,21 @@ impl<T: Component> ErasedStore for Store<T> {
             }
         }
         true
+    }
+    fn entry_hashes(&self) -> Option<Vec<(Entity, u64, u32, u32)>> {
+        let hash = T::stable_hash_fn()?;
+        let now = self.change_tick();
+        let age = |t: crate::tick::Tick| t.age(now).min(crate::tick::MAX_AGE);
+        Some(
+            self.iter()
+                .map(|(e, v)| {
+                    let mut h = StableHasher::new();
+                    hash(v, &mut h);
+                    let ticks = self.ticks(e).unwrap_or_default();
+                    (e, h.finish(), age(ticks.added), age(ticks.changed))
+                })
+                .collect(),
+        )
     }
     fn type_name(&self) -> &'static str {
         std::any::type_name::<T>()

@@ -62,6 +62,7 @@ impl World {
             last_clamp: _, // when ticks were last clamped: bookkeeping, no effect on results
             system_runs,
             system_names,
+            unbound_system_runs,
             schedule_ticks,
             log: _,    // a record of past changes, read by consumers; copied, not hashed
             issued: _, // how far numbers went, across restores: not state (see `issued.rs`)
@@ -85,6 +86,11 @@ impl World {
                 let name = system_names.get(id).copied().unwrap_or("");
                 (name, last.age(*change_tick).min(MAX_AGE))
             })
+            .chain(
+                unbound_system_runs
+                    .iter()
+                    .map(|(name, last)| (&**name, last.age(*change_tick).min(MAX_AGE))),
+            )
             .collect();
         runs.sort_unstable();
         runs.len().stable_hash(&mut h);
@@ -135,5 +141,127 @@ impl World {
             }
         }
         Ok(h.finish())
+    }
+}
+
+impl World {
+    /// [`World::full_checksum`] in parts, so two peers can compare cheaply and see where they
+    /// differ: `("world", ..)` (the tick, each schedule's tick, each system's last run),
+    /// `("entities", ..)` (the allocator), then `("component <name>", ..)` per non-empty store
+    /// and `("resource <name>", ..)` per present resource (event channels included), each
+    /// hashed as `full_checksum` hashes it and in its order.
+    ///
+    /// # Errors
+    ///
+    /// As [`World::full_checksum`].
+    ///
+    /// # Examples
+    ///
+    /// ```
+    /// use rota::{Component, StableHash, World};
+    /// #[derive(Component, StableHash, Clone)]
+    /// struct Hp(u32);
+    /// let mut a = World::new();
+    /// let e = a.spawn_with((Hp(3),));
+    /// let mut b = World::new();
+    /// b.spawn_with((Hp(4),));
+    /// let (pa, pb) = (a.checksum_parts()?, b.checksum_parts()?);
+    /// let differing: Vec<&str> = pa.iter().zip(&pb)
+    ///     .filter(|(x, y)| x != y)
+    ///     .map(|(x, _)| x.0.as_str())
+    ///     .collect();
+    /// assert_eq!(differing, ["component Hp"]);
+    /// # let _ = e;
+    /// # Ok::<(), rota::ChecksumError>(())
+    /// ```
+    pub fn checksum_parts(&self) -> Result<Vec<(String, u64)>, ChecksumError> {
+        let mut parts = Vec::new();
+        let mut h = StableHasher::new();
+        self.tick.stable_hash(&mut h);
+        self.schedule_ticks.len().stable_hash(&mut h);
+        for (label, tick) in &self.schedule_ticks {
+            (**label).stable_hash(&mut h);
+            tick.stable_hash(&mut h);
+        }
+        let runs = self.system_ages();
+        runs.len().stable_hash(&mut h);
+        for (name, age) in runs {
+            name.stable_hash(&mut h);
+            age.stable_hash(&mut h);
+        }
+        parts.push(("world".to_owned(), h.finish()));
+        let mut h = StableHasher::new();
+        self.entities.stable_hash_state(&mut h);
+        parts.push(("entities".to_owned(), h.finish()));
+        for i in self.hashed_store_order() {
+            let entry = &self.stores[i];
+            let mut h = StableHasher::new();
+            entry.store.len().stable_hash(&mut h);
+            if !entry.store.stable_hash_values(&mut h) {
+                return Err(ChecksumError::ComponentNotHashable {
+                    component: entry.name,
+                });
+            }
+            parts.push((format!("component {}", entry.name), h.finish()));
+        }
+        for i in self.hashed_resource_order() {
+            let entry = &self.resources.entries[i];
+            let mut h = StableHasher::new();
+            let hashed = entry
+                .value
+                .as_deref()
+                .is_some_and(|v| (entry.fns.stable_hash)(v, &mut h));
+            if !hashed {
+                return Err(ChecksumError::ResourceNotHashable {
+                    resource: entry.name,
+                });
+            }
+            parts.push((format!("resource {}", entry.name), h.finish()));
+        }
+        Ok(parts)
+    }
+
+    /// Each system's last run as `(name, age)`, sorted: what `full_checksum` hashes.
+    pub(crate) fn system_ages(&self) -> Vec<(&str, u32)> {
+        let now = self.change_tick;
+        let mut runs: Vec<(&str, u32)> = self
+            .system_runs
+            .iter()
+            .map(|(id, last)| {
+                let name = self.system_names.get(id).copied().unwrap_or("");
+                (name, last.age(now).min(MAX_AGE))
+            })
+            .chain(
+                self.unbound_system_runs
+                    .iter()
+                    .map(|(name, last)| (&**name, last.age(now).min(MAX_AGE))),
+            )
+            .collect();
+        runs.sort_unstable();
+        runs
+    }
+
+    /// The non-empty stores in `full_checksum`'s order (by type name).
+    pub(crate) fn hashed_store_order(&self) -> Vec<usize> {
+        let stores = &self.stores;
+        let mut order: Vec<usize> = (0..stores.len())
+            .filter(|&i| stores[i].store.len() > 0)
+            .collect();
+        order.sort_by_key(|&i| stores[i].store.type_name());
+        order
+    }
+
+    /// The present resources in `full_checksum`'s order (vacant event channels left out).
+    pub(crate) fn hashed_resource_order(&self) -> Vec<usize> {
+        let entries = &self.resources.entries;
+        let mut present: Vec<usize> = (0..entries.len())
+            .filter(|&i| {
+                entries[i].value.as_deref().is_some_and(|v| {
+                    !(entries[i].fns.stream)(v).is_some_and(|stream| stream.is_vacant())
+                })
+            })
+            .collect();
+        present.sort_by_key(|&i| (entries[i].fns.type_name)());
+        present
     }
 }

@@ -177,6 +177,47 @@ impl StructuralLog {
         self.numbering.rejoin(issued);
     }
 
+    /// The log as plain data (`world/image.rs`).
+    pub(crate) fn image(&self) -> crate::world::image::LogImage {
+        crate::world::image::LogImage {
+            capacity: self.capacity,
+            next_sequence: self.numbering.next(),
+            rewinds: self.numbering.rewinds().copied().collect(),
+            trimmed_to: self.trimmed_to,
+            entries: self.entries.iter().copied().collect(),
+        }
+    }
+
+    /// The log an image describes, or the rule it breaks.
+    pub(crate) fn from_image(
+        image: crate::world::image::LogImage,
+    ) -> Result<StructuralLog, &'static str> {
+        let crate::world::image::LogImage {
+            capacity,
+            next_sequence,
+            rewinds,
+            trimmed_to,
+            entries,
+        } = image;
+        if capacity == 0 || entries.len() > capacity {
+            return Err("holds more entries than its capacity (or capacity 0)");
+        }
+        if !entries.windows(2).all(|w| w[0].sequence < w[1].sequence)
+            || entries.last().is_some_and(|e| e.sequence >= next_sequence)
+            || trimmed_to > next_sequence
+        {
+            return Err("entry numbers must ascend below the next number");
+        }
+        let numbering = Numbering::from_parts(next_sequence, rewinds)
+            .ok_or("a rewind must satisfy to < from < next, at most 256 of them")?;
+        Ok(StructuralLog {
+            entries: entries.into(),
+            numbering,
+            trimmed_to,
+            capacity,
+        })
+    }
+
     /// Logs a spawn: `Spawned`, then `Added` for each store in `indices`.
     pub(crate) fn spawned(&mut self, entity: Entity, indices: &[usize], stores: &[StoreEntry]) {
         self.push(StructuralChange::Spawned(entity));

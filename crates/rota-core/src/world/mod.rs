@@ -10,9 +10,11 @@
 pub(crate) mod checksum;
 mod column;
 pub(crate) mod despawn;
+pub mod diff;
 mod erased;
 mod full_checksum;
 mod inspect;
+pub mod image;
 mod issued;
 pub mod log;
 mod membership;
@@ -135,6 +137,10 @@ pub struct World {
     /// Each system's name, by its marker's `TypeId`: what `full_checksum` orders and hashes
     /// `system_runs` by (`TypeId`s differ between builds). Lookup only.
     system_names: BTreeMap<TypeId, &'static str>,
+    /// Last runs loaded from a world image (`image.rs`) by system name, for systems that have
+    /// not run on this world yet: a system's first run takes its entry (`name_system`) into
+    /// `system_runs`. State: snapshotted, hashed by name like `system_runs`, clamped with them.
+    unbound_system_runs: BTreeMap<Box<str>, Tick>,
     /// Each schedule's own tick, by label: the count its strides are checked against (see
     /// `schedule_ticks.rs`). State like the world's tick: snapshotted, restored, hashed.
     schedule_ticks: BTreeMap<Box<str>, u64>,
@@ -196,6 +202,7 @@ impl World {
             last_clamp: Tick::new(0),
             system_runs: BTreeMap::new(),
             system_names: BTreeMap::new(),
+            unbound_system_runs: BTreeMap::new(),
             schedule_ticks: BTreeMap::new(),
             log: None,
             issued: issued::Issued::default(),
@@ -266,6 +273,9 @@ impl World {
             for last in self.system_runs.values_mut() {
                 last.clamp(now);
             }
+            for last in self.unbound_system_runs.values_mut() {
+                last.clamp(now);
+            }
         }
         now
     }
@@ -314,9 +324,19 @@ impl World {
         windows
     }
 
-    /// Records system `id`'s name (for hashing its last run).
+    /// Records system `id`'s name (for hashing its last run). The first time, the system
+    /// takes what a world image left under its name (`image.rs`): its last run and, in every
+    /// event channel, its readers' cursors. Call it before `begin_system_runs`.
     pub(crate) fn name_system(&mut self, id: TypeId, name: &'static str) {
-        self.system_names.entry(id).or_insert(name);
+        if let std::collections::btree_map::Entry::Vacant(entry) = self.system_names.entry(id) {
+            entry.insert(name);
+            if let Some(last) = self.unbound_system_runs.remove(name) {
+                self.system_runs.entry(id).or_insert(last);
+            }
+            for (_, stream) in self.resources.streams_mut() {
+                stream.bind_reader(name, id);
+            }
+        }
     }
 
     /// The tick system `id` (its marker's `TypeId`) last ran at, if it ever ran on this world.

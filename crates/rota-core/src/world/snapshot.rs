@@ -79,6 +79,7 @@ impl World {
             last_clamp,
             system_runs,
             system_names,
+            unbound_system_runs,
             schedule_ticks,
             log,
             issued: _, // kept by the world a snapshot is restored into, never copied
@@ -118,6 +119,7 @@ impl World {
                 last_clamp: *last_clamp,
                 system_runs: system_runs.clone(),
                 system_names: system_names.clone(),
+                unbound_system_runs: unbound_system_runs.clone(),
                 schedule_ticks: schedule_ticks.clone(),
                 log: log.clone(),
                 issued: Default::default(),
@@ -239,6 +241,7 @@ impl World {
             last_clamp,
             system_runs,
             system_names,
+            unbound_system_runs,
             schedule_ticks,
             log,
             issued: _, // not state: what this world ever numbered stays (see `issued.rs`)
@@ -250,6 +253,7 @@ impl World {
         *last_clamp = source.last_clamp;
         system_runs.clone_from(&source.system_runs);
         system_names.clone_from(&source.system_names);
+        unbound_system_runs.clone_from(&source.unbound_system_runs);
         schedule_ticks.clone_from(&source.schedule_ticks);
         log.clone_from(&source.log);
         entities.clone_from(&source.entities);
