@@ -591,7 +591,9 @@ fn a_receiver_declared_first_sees_the_event_on_the_next_tick() {
 #[test]
 fn settling_does_not_change_the_full_checksum() {
     let mut world = World::new();
-    let es: Vec<_> = (0..40).map(|i| world.spawn_with((Hp(i), Pos(i as i32)))).collect();
+    let es: Vec<_> = (0..40)
+        .map(|i| world.spawn_with((Hp(i), Pos(i as i32))))
+        .collect();
     world.change_checkpoint();
     for (k, &e) in es.iter().enumerate().rev() {
         match k % 3 {
