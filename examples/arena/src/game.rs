@@ -8,7 +8,7 @@
 //! before each `Schedule::run`. The one exception is deliberate: `planted_nondeterminism`
 //! reads a counter outside the world (`--plant`).
 
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 use rota::{
     ChildOf, Commands, Component, Entity, Event, EventReader, EventWriter, ParallelQuery, Query,
@@ -392,10 +392,19 @@ fn regrow_shields(
 /// State outside the world: rollback cannot restore it, and the other peers do not share it.
 static OUTSIDE_THE_WORLD: AtomicU64 = AtomicU64::new(0);
 
-/// The planted nondeterminism (`--plant`): reads and bumps a per-process counter, so this
-/// peer's world drifts from the others' (and a re-simulated frame from its first simulation).
+/// Whether this process plants the nondeterminism (`--plant`): also state outside the world.
+static PLANTED: AtomicBool = AtomicBool::new(false);
+
+/// The planted nondeterminism: on a peer run with `--plant`, reads and bumps a per-process
+/// counter, so this peer's `Score` drifts from the others' (and a re-simulated frame from its
+/// first simulation). Every peer runs it (a no-op elsewhere), so every peer runs the same
+/// schedule and only the state it writes can differ — as in a real desync, where a desync
+/// report should name that state alone.
 #[system(writes(Score), after(respawn))]
 fn planted_nondeterminism(mut score: ResMut<Score>) {
+    if !PLANTED.load(Ordering::Relaxed) {
+        return;
+    }
     let outside = OUTSIDE_THE_WORLD.fetch_add(1, Ordering::Relaxed);
     score.0[0] = score.0[0].wrapping_add(1 + (outside % 3) as u32);
 }
@@ -403,14 +412,15 @@ fn planted_nondeterminism(mut score: ResMut<Score>) {
 // ---------------------------------------------------------------------------------------------
 // Set-up
 
-/// The game's systems on `threads` threads; with `plant`, the nondeterministic one too.
+/// The game's systems on `threads` threads; with `plant`, this process's
+/// `planted_nondeterminism` drifts.
 ///
 /// # Errors
 ///
 /// A [`ScheduleError`] if the schedule does not build (it does; the declarations are checked
 /// at compile time, the plan at build time).
 pub fn schedule(threads: usize, plant: bool) -> Result<Schedule, ScheduleError> {
-    let mut builder = Schedule::builder()
+    let builder = Schedule::builder()
         .add(steer)
         .add(fire)
         .add(spawn_pickups)
@@ -423,10 +433,9 @@ pub fn schedule(threads: usize, plant: bool) -> Result<Schedule, ScheduleError> 
         .add(collect_pickups)
         .add(respawn)
         .add(regrow_shields)
+        .add(planted_nondeterminism)
         .threads(threads);
-    if plant {
-        builder = builder.add(planted_nondeterminism);
-    }
+    PLANTED.store(plant, Ordering::Relaxed);
     builder.build()
 }
 

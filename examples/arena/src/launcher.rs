@@ -2,6 +2,7 @@
 //! one peer process per player (this same executable, with peer flags), waits for them, and
 //! judges the match from their exit codes and `summary`/`desync` lines.
 
+use std::collections::BTreeMap;
 use std::net::{SocketAddr, UdpSocket};
 use std::process::{Command, ExitCode, Stdio};
 use std::time::{Duration, Instant};
@@ -46,6 +47,61 @@ struct Report {
     exit: Option<i32>,
     summary: Option<String>,
     desync: Option<String>,
+    /// The per-store checksums a peer that saw a desync printed (`parts` lines), by frame.
+    parts: BTreeMap<i32, BTreeMap<String, String>>,
+}
+
+/// Reads `parts frame=F name=hex|name=hex|...` lines.
+fn parse_parts(stdout: &str) -> BTreeMap<i32, BTreeMap<String, String>> {
+    let mut frames = BTreeMap::new();
+    for line in stdout.lines() {
+        let Some(rest) = line.strip_prefix("parts frame=") else {
+            continue;
+        };
+        let Some((frame, parts)) = rest.split_once(' ') else {
+            continue;
+        };
+        let Ok(frame) = frame.parse::<i32>() else {
+            continue;
+        };
+        let parts = parts
+            .split('|')
+            .filter_map(|p| p.rsplit_once('='))
+            .map(|(name, sum)| (name.to_string(), sum.to_string()))
+            .collect();
+        frames.insert(frame, parts);
+    }
+    frames
+}
+
+/// The first frame two peers both hold whose per-store checksums differ, and the parts that
+/// differ (a part one peer lacks counts as differing).
+fn first_difference(reports: &[Report]) -> Option<(i32, Vec<String>)> {
+    let mut found: Option<(i32, Vec<String>)> = None;
+    for (i, a) in reports.iter().enumerate() {
+        for b in &reports[i + 1..] {
+            for (frame, ours) in &a.parts {
+                let Some(theirs) = b.parts.get(frame) else {
+                    continue;
+                };
+                if ours == theirs {
+                    continue;
+                }
+                let names: std::collections::BTreeSet<&String> =
+                    ours.keys().chain(theirs.keys()).collect();
+                let differing: Vec<String> = names
+                    .into_iter()
+                    .filter(|n| ours.get(*n) != theirs.get(*n))
+                    .cloned()
+                    .collect();
+                if found.as_ref().is_none_or(|(f, _)| frame < f) {
+                    found = Some((*frame, differing));
+                }
+                break;
+            }
+        }
+    }
+    found
 }
 
 impl Report {
@@ -152,6 +208,7 @@ pub fn run(config: &LaunchConfig) -> ExitCode {
             exit,
             summary: line("summary "),
             desync: line("desync "),
+            parts: parse_parts(&stdout),
         });
     }
     for report in &reports {
@@ -172,8 +229,15 @@ fn verdict(config: &LaunchConfig, reports: &[Report]) -> ExitCode {
         for line in desyncs {
             println!("  {line}");
         }
-        // The report names the first frame whose checksums differ; which store differs would
-        // come from per-store checksums of that frame, compared between the peers.
+        // Which part of the world differs: the peers' per-store checksums of the frames they
+        // both still hold, compared here (the launcher is the peers' side channel).
+        match first_difference(reports) {
+            Some((frame, parts)) => println!(
+                "  the worlds first differ at frame {frame}, in: {}",
+                parts.join(", ")
+            ),
+            None => println!("  (no frame held by two peers to compare part by part)"),
+        }
         return ExitCode::from(1);
     }
     let failed: Vec<String> = reports

@@ -206,6 +206,9 @@ fn main() -> ExitCode {
         Ok(()) => ExitCode::SUCCESS,
         Err(PeerError::Desync(report)) => {
             println!("{}", report.line(peer.player));
+            for line in report.parts_lines() {
+                println!("{line}");
+            }
             ExitCode::from(1)
         }
         Err(PeerError::Setup(message)) => {

@@ -8,6 +8,7 @@
 //! acknowledgements they need to finish too. It prints one `summary` line on stdout (the
 //! launcher reads it), and exits 1 on a GGRS desync report.
 
+use std::collections::VecDeque;
 use std::net::SocketAddr;
 use std::rc::Rc;
 use std::time::{Duration, Instant};
@@ -16,7 +17,7 @@ use ggrs::{
     DesyncDetection, GgrsError, GgrsEvent, GgrsRequest, P2PSession, PlayerType, SessionBuilder,
     SessionState,
 };
-use rota::{Schedule, World};
+use rota::{Schedule, Snapshot, World};
 
 use crate::game::{self, BotInput, Inputs, MAX_PLAYERS};
 use crate::net::{LinkConditions, LinkCounters, LinkModel, LossySocket};
@@ -61,11 +62,10 @@ pub struct PeerConfig {
     pub linger: Duration,
 }
 
-/// A desync GGRS reported: this peer's and a remote's checksums of one confirmed frame.
-///
-/// It names the frame, not the part of the world that differs: GGRS exchanges one checksum
-/// per frame. Naming the store (per-store checksums of the frame, compared between peers) is
-/// what [`DesyncReport::line`] would print next to these fields.
+/// A desync GGRS reported: this peer's and a remote's checksums of one confirmed frame, and
+/// this peer's per-store checksums (`World::checksum_parts`) of the frames it still holds, for
+/// the launcher to compare between peers and name the part of the world that differs (GGRS
+/// exchanges one checksum per frame).
 #[derive(Clone, Debug)]
 pub struct DesyncReport {
     /// The frame whose checksums differ.
@@ -76,6 +76,8 @@ pub struct DesyncReport {
     pub remote: u128,
     /// Which remote.
     pub addr: SocketAddr,
+    /// `(frame, [(part, checksum)])` for each frame saved recently, oldest first.
+    pub parts: Vec<(i32, Vec<(String, u64)>)>,
 }
 
 impl DesyncReport {
@@ -85,6 +87,21 @@ impl DesyncReport {
             "desync player={player} frame={} local={:#x} remote={:#x} remote_addr={}",
             self.frame, self.local, self.remote, self.addr
         )
+    }
+
+    /// One `parts` line per frame held: `parts frame=F name=hex|name=hex|...` (part names hold
+    /// spaces, never `=` or `|`).
+    pub fn parts_lines(&self) -> Vec<String> {
+        self.parts
+            .iter()
+            .map(|(frame, parts)| {
+                let parts: Vec<String> = parts
+                    .iter()
+                    .map(|(name, sum)| format!("{name}={sum:x}"))
+                    .collect();
+                format!("parts frame={frame} {}", parts.join("|"))
+            })
+            .collect()
     }
 }
 
@@ -166,7 +183,24 @@ struct Game {
     /// `full_checksum` of the last save of `target` (a rollback that re-simulates it re-saves
     /// it; once `target` is confirmed, the value is final).
     target_checksum: Option<u64>,
+    /// The latest save of each of the last `KEPT_SAVES` frames (shared copy-on-write with
+    /// GGRS's cells): what a desync report hashes part by part.
+    saved: VecDeque<(i32, Snapshot)>,
     stats: PeerStats,
+}
+
+/// How many frames a peer keeps for a desync report: GGRS compares a frame's checksums a
+/// few frames after it is confirmed.
+const KEPT_SAVES: usize = 64;
+
+impl Game {
+    /// Per-store checksums of every frame kept, oldest first.
+    fn parts(&self) -> Vec<(i32, Vec<(String, u64)>)> {
+        self.saved
+            .iter()
+            .filter_map(|(frame, snapshot)| Some((*frame, snapshot.world().checksum_parts().ok()?)))
+            .collect()
+    }
 }
 
 impl Game {
@@ -183,6 +217,14 @@ impl Game {
                     }
                     let checksum = self.world.full_checksum().map_err(|e| e.to_string())?;
                     let snapshot = self.world.snapshot().map_err(|e| e.to_string())?;
+                    // A re-simulation saves its frames again: drop what it replaces.
+                    while self.saved.back().is_some_and(|(f, _)| *f >= frame) {
+                        self.saved.pop_back();
+                    }
+                    if self.saved.len() == KEPT_SAVES {
+                        self.saved.pop_front();
+                    }
+                    self.saved.push_back((frame, snapshot.clone()));
                     cell.save(frame, Some(snapshot), Some(u128::from(checksum)));
                     if frame == self.target {
                         self.target_checksum = Some(checksum);
@@ -267,6 +309,7 @@ pub fn run(config: &PeerConfig) -> (PeerStats, Result<(), PeerError>) {
         schedule,
         target: i32::try_from(config.frames).unwrap_or(i32::MAX),
         target_checksum: None,
+        saved: VecDeque::new(),
         stats: PeerStats::default(),
     };
     let outcome = match start_session(config) {
@@ -313,6 +356,9 @@ fn play(
                         local: local_checksum,
                         remote: remote_checksum,
                         addr,
+                        // Taken now, while the frames around the desync are still kept: the
+                        // session goes on a while for the other peers.
+                        parts: game.parts(),
                     });
                     finished_at.get_or_insert_with(Instant::now);
                     frozen.get_or_insert_with(|| game.stats.clone());

@@ -5,7 +5,8 @@
 //!   desync, and at least one rollback of two frames or more (the link really made
 //!   predictions fail).
 //! * `a_planted_nondeterminism_is_reported_as_a_desync` — one peer reads a counter outside the
-//!   world: GGRS's desync detection catches it and the launcher fails.
+//!   world: GGRS's desync detection catches it, the launcher fails, and the peers' per-store
+//!   checksums (`World::checksum_parts`) name the one resource the planted system writes.
 //!
 //! No timing assertions: the machine may be busy.
 
@@ -71,4 +72,11 @@ fn a_planted_nondeterminism_is_reported_as_a_desync() {
     assert_eq!(output.status.code(), Some(1), "{stdout}");
     assert!(stdout.contains("GGRS detected a desync"), "{stdout}");
     assert!(stdout.contains("desync player="), "{stdout}");
+    // The peers' per-store checksums of the frames they both hold name the planted state, and
+    // only it: every peer runs the same schedule, so nothing else may differ.
+    assert!(
+        stdout.contains("the worlds first differ at frame ")
+            && stdout.lines().any(|l| l.ends_with(", in: resource Score")),
+        "{stdout}"
+    );
 }
