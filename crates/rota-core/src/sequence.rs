@@ -120,6 +120,27 @@ impl Numbering {
         })
     }
 
+    /// A saved stream's numbering, checked with what it holds: at most `capacity` (at least 1)
+    /// entries whose `sequences` ascend below `next`, and valid `rewinds`; the rule broken
+    /// otherwise (the structural log's and an event channel's images share it).
+    pub(crate) fn restored(
+        next: u64,
+        rewinds: Vec<Rewind>,
+        capacity: usize,
+        sequences: &[u64],
+    ) -> Result<Numbering, &'static str> {
+        if capacity == 0 || sequences.len() > capacity {
+            return Err("holds more entries than its capacity (or capacity 0)");
+        }
+        if !sequences.windows(2).all(|w| w[0] < w[1])
+            || sequences.last().is_some_and(|&s| s >= next)
+        {
+            return Err("sequence numbers must ascend below the next number");
+        }
+        Numbering::from_parts(next, rewinds)
+            .ok_or("a rewind must satisfy to < from < next, at most 256 of them")
+    }
+
     /// The rewinds remembered, oldest first.
     pub fn rewinds(&self) -> impl ExactSizeIterator<Item = &Rewind> {
         self.rewinds.iter()

@@ -45,6 +45,14 @@ impl Tick {
         now.0.wrapping_sub(self.0)
     }
 
+    /// [`Tick::age`], clamped to [`MAX_AGE`] as the world clamps stored ticks: how a checksum
+    /// compares ticks of two worlds whose clocks read differently.
+    #[inline]
+    pub(crate) const fn clamped_age(self, now: Tick) -> u32 {
+        let age = self.age(now);
+        if age > MAX_AGE { MAX_AGE } else { age }
+    }
+
     /// Whether this tick lies in the window `(since, now]`: after `since`, at or before `now`.
     ///
     /// ```

@@ -114,24 +114,14 @@ impl World {
             this_tick_start,
             previous_tick_start,
         } = image;
-        if capacity == 0 || events.len() > capacity {
-            return Err(bad("holds more events than its capacity (or capacity 0)"));
-        }
-        if !events.windows(2).all(|w| w[0].0 < w[1].0)
-            || events.last().is_some_and(|(s, _)| *s >= next_sequence)
-        {
-            return Err(bad(
-                "event sequence numbers must ascend below the next number",
-            ));
-        }
+        let sequences: Vec<u64> = events.iter().map(|(s, _)| *s).collect();
+        let numbering =
+            Numbering::restored(next_sequence, rewinds, capacity, &sequences).map_err(bad)?;
         if previous_tick_start > this_tick_start || this_tick_start > next_sequence {
             return Err(bad(
                 "tick marks must be ordered and not past the next number",
             ));
         }
-        let numbering = Numbering::from_parts(next_sequence, rewinds).ok_or(bad(
-            "a rewind must satisfy to < from < next, at most 256 of them",
-        ))?;
         let mut unbound = BTreeMap::new();
         for (name, index, cursor) in readers {
             if cursor > next_sequence {

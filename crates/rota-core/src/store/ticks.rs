@@ -97,6 +97,32 @@ impl<T> Store<T> {
         self.values.changed_floor
     }
 
+    /// Calls `f` with every held value and its ticks, in ascending slot order: over the dense
+    /// columns side by side when the store is settled (no lookup per value), through
+    /// [`Store::ticks`] otherwise.
+    pub(crate) fn for_each_with_ticks(&self, mut f: impl FnMut(Entity, &T, ComponentTicks)) {
+        if self.is_settled() {
+            let changed = self.dense_changed_ticks();
+            let columns = self
+                .index
+                .entities
+                .iter()
+                .zip(&self.values.values)
+                .zip(&self.index.added)
+                .zip(changed.iter());
+            for (((&e, v), &added), &changed) in columns {
+                f(e, v, ComponentTicks { added, changed });
+            }
+        } else {
+            for (e, v) in self.iter() {
+                // Every entity `iter` yields is held, so it has ticks.
+                if let Some(ticks) = self.ticks(e) {
+                    f(e, v, ticks);
+                }
+            }
+        }
+    }
+
     /// When each value was added, parallel to [`Store::dense_values`].
     #[inline]
     pub fn dense_added_ticks(&self) -> &[Tick] {

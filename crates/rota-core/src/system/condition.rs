@@ -160,42 +160,36 @@ impl RunIf {
 
     /// Every type the tree's conditions read, each once, in the order they first appear.
     pub fn reads(&self) -> Vec<DeclaredAccess> {
-        fn collect(node: &Node, out: &mut Vec<DeclaredAccess>) {
-            match node {
-                Node::Leaf(c) => {
-                    for a in &c.descriptor().reads {
-                        if !out.contains(a) {
-                            out.push(*a);
-                        }
-                    }
-                }
-                Node::Not(n) => collect(n, out),
-                Node::And(a, b) | Node::Or(a, b) => {
-                    collect(a, out);
-                    collect(b, out);
+        let mut out: Vec<DeclaredAccess> = Vec::new();
+        self.0.for_each_leaf(&mut |c| {
+            for a in &c.descriptor().reads {
+                if !out.contains(a) {
+                    out.push(*a);
                 }
             }
-        }
-        let mut out = Vec::new();
-        collect(&self.0, &mut out);
+        });
         out
     }
 
     /// The identities of the tree's conditions, left to right.
     pub fn condition_ids(&self) -> Vec<TypeId> {
-        fn collect(node: &Node, out: &mut Vec<TypeId>) {
-            match node {
-                Node::Leaf(c) => out.push(c.descriptor().id),
-                Node::Not(n) => collect(n, out),
-                Node::And(a, b) | Node::Or(a, b) => {
-                    collect(a, out);
-                    collect(b, out);
-                }
+        let mut out = Vec::new();
+        self.0.for_each_leaf(&mut |c| out.push(c.descriptor().id));
+        out
+    }
+}
+
+impl Node {
+    /// Calls `f` on every condition of the tree, left to right.
+    fn for_each_leaf(&self, f: &mut dyn FnMut(&dyn BoxedCondition)) {
+        match self {
+            Node::Leaf(c) => f(c.as_ref()),
+            Node::Not(n) => n.for_each_leaf(f),
+            Node::And(a, b) | Node::Or(a, b) => {
+                a.for_each_leaf(f);
+                b.for_each_leaf(f);
             }
         }
-        let mut out = Vec::new();
-        collect(&self.0, &mut out);
-        out
     }
 }
 

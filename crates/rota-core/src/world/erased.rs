@@ -179,53 +179,29 @@ impl<T: Component> ErasedStore for Store<T> {
             return false;
         };
         use crate::checksum::StableHash;
-        // Change ticks as ages from the store's clock (equal to the world's), clamped to
-        // `MAX_AGE` as the world clamps them: what a `Changed`/`Added` window compares, and the
-        // same in two worlds that agree whatever their clocks read.
+        // Change ticks as ages from the store's clock (equal to the world's), clamped as the
+        // world clamps them: what a `Changed`/`Added` window compares, and the same in two
+        // worlds that agree whatever their clocks read.
         let now = self.change_tick();
-        let age = |t: crate::tick::Tick| t.age(now).min(crate::tick::MAX_AGE);
-        if self.is_settled() {
-            // Ascending slot order already: the four dense columns side by side, no lookup per
-            // value (a per-entity `ticks` lookup was most of a rollback frame's checksum).
-            let changed = self.dense_changed_ticks();
-            let columns = self
-                .dense_entities()
-                .iter()
-                .zip(self.dense_values())
-                .zip(self.dense_added_ticks())
-                .zip(changed.iter());
-            for (((e, v), &added), &changed) in columns {
-                e.slot().stable_hash(h);
-                hash(v, h);
-                age(added).stable_hash(h);
-                age(changed).stable_hash(h);
-            }
-        } else {
-            for (e, v) in self.iter() {
-                e.slot().stable_hash(h);
-                hash(v, h);
-                if let Some(ticks) = self.ticks(e) {
-                    age(ticks.added).stable_hash(h);
-                    age(ticks.changed).stable_hash(h);
-                }
-            }
-        }
+        self.for_each_with_ticks(|e, v, ticks| {
+            e.slot().stable_hash(h);
+            hash(v, h);
+            ticks.added.clamped_age(now).stable_hash(h);
+            ticks.changed.clamped_age(now).stable_hash(h);
+        });
         true
     }
     fn entry_hashes(&self) -> Option<Vec<(Entity, u64, u32, u32)>> {
         let hash = T::stable_hash_fn()?;
         let now = self.change_tick();
-        let age = |t: crate::tick::Tick| t.age(now).min(crate::tick::MAX_AGE);
-        Some(
-            self.iter()
-                .map(|(e, v)| {
-                    let mut h = StableHasher::new();
-                    hash(v, &mut h);
-                    let ticks = self.ticks(e).unwrap_or_default();
-                    (e, h.finish(), age(ticks.added), age(ticks.changed))
-                })
-                .collect(),
-        )
+        let mut out = Vec::with_capacity(self.len());
+        self.for_each_with_ticks(|e, v, ticks| {
+            let mut h = StableHasher::new();
+            hash(v, &mut h);
+            let (added, changed) = (ticks.added.clamped_age(now), ticks.changed.clamped_age(now));
+            out.push((e, h.finish(), added, changed));
+        });
+        Some(out)
     }
     fn type_name(&self) -> &'static str {
         std::any::type_name::<T>()

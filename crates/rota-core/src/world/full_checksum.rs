@@ -2,7 +2,6 @@
 
 use crate::error::ChecksumError;
 use crate::stable_hash::{StableHash, StableHasher};
-use crate::tick::MAX_AGE;
 use crate::world::World;
 
 impl World {
@@ -16,7 +15,7 @@ impl World {
     /// stand among them).
     ///
     /// Ticks and sequence numbers are hashed **relative** to the world (a change tick as its
-    /// age on the change clock, clamped to [`MAX_AGE`]; a reader's cursor as its place among
+    /// age on the change clock, clamped to [`MAX_AGE`](crate::tick::MAX_AGE); a reader's cursor as its place among
     /// the retained events): two worlds that agree hash alike whatever their clocks read and
     /// whatever restores numbered their events. The structural log (a record of the past) is
     /// not hashed.
@@ -51,94 +50,44 @@ impl World {
         // hashed or listed as derived state (like the two below).
         let World {
             entities,
-            stores,
+            stores: _,     // hashed_store_order, hash_store
             registry: _,   // lookup only: derived from `stores`
             membership: _, // derived from the stores' contents
-            resources,
+            resources: _,  // hashed_resource_order, hash_resource
             tick,
             // Hashed through the ages of what was stamped with it (component ticks, systems'
             // last runs): two worlds that agree hash alike whatever their clocks read.
-            change_tick,
+            change_tick: _,
             last_clamp: _, // when ticks were last clamped: bookkeeping, no effect on results
-            system_runs,
-            system_names,
-            unbound_system_runs,
-            schedule_ticks,
-            log: _,    // a record of past changes, read by consumers; copied, not hashed
-            issued: _, // how far numbers went, across restores: not state (see `issued.rs`)
+            system_runs: _, // system_ages
+            system_names: _, // system_ages
+            unbound_system_runs: _, // system_ages
+            schedule_ticks: _, // hash_schedule_ticks
+            log: _,        // a record of past changes, read by consumers; copied, not hashed
+            issued: _,     // how far numbers went, across restores: not state (see `issued.rs`)
             shares_columns: _, // whether despawns copy shared columns first; no effect on results
         } = self;
         let mut h = StableHasher::new();
         tick.stable_hash(&mut h);
         entities.stable_hash_state(&mut h);
-
         // Each schedule's own tick decides which strided systems run next.
-        schedule_ticks.len().stable_hash(&mut h);
-        for (label, tick) in schedule_ticks {
-            (**label).stable_hash(&mut h);
-            tick.stable_hash(&mut h);
-        }
+        self.hash_schedule_ticks(&mut h);
         // Each system's last run decides what its `Changed`/`Added` filters see next: hashed
         // as its age, by the system's name (the map's `TypeId` keys differ between builds).
-        let mut runs: Vec<(&str, u32)> = system_runs
-            .iter()
-            .map(|(id, last)| {
-                let name = system_names.get(id).copied().unwrap_or("");
-                (name, last.age(*change_tick).min(MAX_AGE))
-            })
-            .chain(
-                unbound_system_runs
-                    .iter()
-                    .map(|(name, last)| (&**name, last.age(*change_tick).min(MAX_AGE))),
-            )
-            .collect();
-        runs.sort_unstable();
-        runs.len().stable_hash(&mut h);
-        for (name, age) in runs {
-            name.stable_hash(&mut h);
-            age.stable_hash(&mut h);
-        }
+        self.system_ages().stable_hash(&mut h);
 
-        let mut order: Vec<usize> = (0..stores.len())
-            .filter(|&i| stores[i].store.len() > 0)
-            .collect();
-        order.sort_by_key(|&i| stores[i].store.type_name());
+        let order = self.hashed_store_order();
         order.len().stable_hash(&mut h);
         for i in order {
-            let entry = &stores[i];
-            entry.name.stable_hash(&mut h);
-            entry.store.len().stable_hash(&mut h);
-            if !entry.store.stable_hash_values(&mut h) {
-                return Err(ChecksumError::ComponentNotHashable {
-                    component: entry.name,
-                });
-            }
+            self.stores[i].name.stable_hash(&mut h);
+            self.hash_store(i, &mut h)?;
         }
 
-        let entries = &resources.entries;
-        // An event channel that holds nothing that decides the future (no event, no reader)
-        // hashes like an absent one: a restore may leave one where the other world has none.
-        let mut present: Vec<usize> = (0..entries.len())
-            .filter(|&i| {
-                entries[i].value.as_deref().is_some_and(|v| {
-                    !(entries[i].fns.stream)(v).is_some_and(|stream| stream.is_vacant())
-                })
-            })
-            .collect();
-        present.sort_by_key(|&i| (entries[i].fns.type_name)());
+        let present = self.hashed_resource_order();
         present.len().stable_hash(&mut h);
         for i in present {
-            let entry = &entries[i];
-            entry.name.stable_hash(&mut h);
-            let hashed = entry
-                .value
-                .as_deref()
-                .is_some_and(|v| (entry.fns.stable_hash)(v, &mut h));
-            if !hashed {
-                return Err(ChecksumError::ResourceNotHashable {
-                    resource: entry.name,
-                });
-            }
+            self.resources.entries[i].name.stable_hash(&mut h);
+            self.hash_resource(i, &mut h)?;
         }
         Ok(h.finish())
     }
@@ -178,47 +127,62 @@ impl World {
         let mut parts = Vec::new();
         let mut h = StableHasher::new();
         self.tick.stable_hash(&mut h);
-        self.schedule_ticks.len().stable_hash(&mut h);
-        for (label, tick) in &self.schedule_ticks {
-            (**label).stable_hash(&mut h);
-            tick.stable_hash(&mut h);
-        }
-        let runs = self.system_ages();
-        runs.len().stable_hash(&mut h);
-        for (name, age) in runs {
-            name.stable_hash(&mut h);
-            age.stable_hash(&mut h);
-        }
+        self.hash_schedule_ticks(&mut h);
+        self.system_ages().stable_hash(&mut h);
         parts.push(("world".to_owned(), h.finish()));
         let mut h = StableHasher::new();
         self.entities.stable_hash_state(&mut h);
         parts.push(("entities".to_owned(), h.finish()));
         for i in self.hashed_store_order() {
-            let entry = &self.stores[i];
             let mut h = StableHasher::new();
-            entry.store.len().stable_hash(&mut h);
-            if !entry.store.stable_hash_values(&mut h) {
-                return Err(ChecksumError::ComponentNotHashable {
-                    component: entry.name,
-                });
-            }
-            parts.push((format!("component {}", entry.name), h.finish()));
+            self.hash_store(i, &mut h)?;
+            parts.push((format!("component {}", self.stores[i].name), h.finish()));
         }
         for i in self.hashed_resource_order() {
-            let entry = &self.resources.entries[i];
             let mut h = StableHasher::new();
-            let hashed = entry
-                .value
-                .as_deref()
-                .is_some_and(|v| (entry.fns.stable_hash)(v, &mut h));
-            if !hashed {
-                return Err(ChecksumError::ResourceNotHashable {
-                    resource: entry.name,
-                });
-            }
-            parts.push((format!("resource {}", entry.name), h.finish()));
+            self.hash_resource(i, &mut h)?;
+            let name = self.resources.entries[i].name;
+            parts.push((format!("resource {name}"), h.finish()));
         }
         Ok(parts)
+    }
+
+    /// Each schedule's tick, in label order.
+    fn hash_schedule_ticks(&self, h: &mut StableHasher) {
+        self.schedule_ticks.len().stable_hash(h);
+        for (label, tick) in &self.schedule_ticks {
+            (**label).stable_hash(h);
+            tick.stable_hash(h);
+        }
+    }
+
+    /// Store `i`'s length and values (with their ticks' ages).
+    fn hash_store(&self, i: usize, h: &mut StableHasher) -> Result<(), ChecksumError> {
+        let entry = &self.stores[i];
+        entry.store.len().stable_hash(h);
+        if entry.store.stable_hash_values(h) {
+            Ok(())
+        } else {
+            Err(ChecksumError::ComponentNotHashable {
+                component: entry.name,
+            })
+        }
+    }
+
+    /// Resource `i`'s value.
+    fn hash_resource(&self, i: usize, h: &mut StableHasher) -> Result<(), ChecksumError> {
+        let entry = &self.resources.entries[i];
+        let hashed = entry
+            .value
+            .as_deref()
+            .is_some_and(|v| (entry.fns.stable_hash)(v, h));
+        if hashed {
+            Ok(())
+        } else {
+            Err(ChecksumError::ResourceNotHashable {
+                resource: entry.name,
+            })
+        }
     }
 
     /// Each system's last run as `(name, age)`, sorted: what `full_checksum` hashes.
@@ -229,12 +193,12 @@ impl World {
             .iter()
             .map(|(id, last)| {
                 let name = self.system_names.get(id).copied().unwrap_or("");
-                (name, last.age(now).min(MAX_AGE))
+                (name, last.clamped_age(now))
             })
             .chain(
                 self.unbound_system_runs
                     .iter()
-                    .map(|(name, last)| (&**name, last.age(now).min(MAX_AGE))),
+                    .map(|(name, last)| (&**name, last.clamped_age(now))),
             )
             .collect();
         runs.sort_unstable();

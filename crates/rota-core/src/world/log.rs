@@ -199,17 +199,11 @@ impl StructuralLog {
             trimmed_to,
             entries,
         } = image;
-        if capacity == 0 || entries.len() > capacity {
-            return Err("holds more entries than its capacity (or capacity 0)");
+        let sequences: Vec<u64> = entries.iter().map(|e| e.sequence).collect();
+        let numbering = Numbering::restored(next_sequence, rewinds, capacity, &sequences)?;
+        if trimmed_to > next_sequence {
+            return Err("entries were trimmed past the next number");
         }
-        if !entries.windows(2).all(|w| w[0].sequence < w[1].sequence)
-            || entries.last().is_some_and(|e| e.sequence >= next_sequence)
-            || trimmed_to > next_sequence
-        {
-            return Err("entry numbers must ascend below the next number");
-        }
-        let numbering = Numbering::from_parts(next_sequence, rewinds)
-            .ok_or("a rewind must satisfy to < from < next, at most 256 of them")?;
         Ok(StructuralLog {
             entries: entries.into(),
             numbering,
